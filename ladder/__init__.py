@@ -1,0 +1,1 @@
+"""The TrueSkill ladder: ratings, matchmaking, scheduling, storage (to come)."""

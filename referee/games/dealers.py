@@ -1,0 +1,91 @@
+"""Where a match's shuffled decks come from: a seed, or a record.
+
+The engine asks a dealer for the ace draw and then for deck number ``k`` of
+the match, in order. A seeded dealer shuffles deck ``k`` with a generator
+keyed by ``(seed, k)``, so it holds no mutable state: copying a game state
+never copies a random generator, and the same seed gives the same decks
+whatever the players do. A fixed dealer hands out decks given up front
+(hand-worked deals in tests, replaying a record) and checks each one.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from referee.cards import ACE, card_name, rank_of
+
+
+class DealError(ValueError):
+    """A given deck or ace draw that cannot come from the deck in play."""
+
+
+class MissingDeal(LookupError):
+    """A fixed dealer was asked for more decks than it was given (a record cut short)."""
+
+
+def _first_ace(cards: Sequence[int]) -> int:
+    for i, card in enumerate(cards):
+        if rank_of(card) == ACE:
+            return i
+    raise DealError("the ace draw turned no ace")
+
+
+class SeededDealer:
+    __slots__ = ("seed",)
+
+    def __init__(self, seed: int | str) -> None:
+        self.seed = seed
+
+    def ace_draw(self, cards: Sequence[int]) -> list[int]:
+        deck = list(cards)
+        random.Random(f"waraq/{self.seed}/ace-draw").shuffle(deck)
+        return deck[: _first_ace(deck) + 1]
+
+    def deck(self, index: int, cards: Sequence[int]) -> list[int]:
+        deck = list(cards)
+        random.Random(f"waraq/{self.seed}/deck/{index}").shuffle(deck)
+        return deck
+
+
+class FixedDealer:
+    __slots__ = ("_ace_draw", "_decks")
+
+    def __init__(self, ace_draw: Sequence[int], decks: Sequence[Sequence[int]]) -> None:
+        self._ace_draw = list(ace_draw)
+        self._decks = [list(d) for d in decks]
+
+    def ace_draw(self, cards: Sequence[int]) -> list[int]:
+        turned = self._ace_draw
+        allowed = set(cards)
+        strangers = [c for c in turned if c not in allowed]
+        if strangers or len(set(turned)) != len(turned):
+            raise DealError(
+                "the ace draw "
+                + ", ".join(card_name(c) for c in turned)
+                + " repeats a card or holds one not in the deck"
+            )
+        if _first_ace(turned) != len(turned) - 1:
+            raise DealError("the ace draw must stop at its first ace, and only there")
+        return list(turned)
+
+    def deck(self, index: int, cards: Sequence[int]) -> list[int]:
+        if index >= len(self._decks):
+            raise MissingDeal(f"deck {index + 1} was not given")
+        deck = self._decks[index]
+        if sorted(deck) != sorted(cards):
+            missing = sorted(set(cards) - set(deck))
+            extra = sorted(set(deck) - set(cards))
+            raise DealError(
+                f"deck {index + 1} is not a shuffle of the {len(cards)}-card deck in play"
+                f" ({len(deck)} cards; missing: {', '.join(map(card_name, missing)) or 'none'};"
+                f" not in play or repeated: {', '.join(map(card_name, extra)) or 'a repeat'})"
+            )
+        return list(deck)
+
+
+def ace_draw_for(hakem: int, cards: Sequence[int]) -> list[int]:
+    """An ace draw that makes ``hakem`` the first hakem: non-aces, then an ace."""
+    plain = [c for c in cards if rank_of(c) != ACE]
+    ace = next(c for c in cards if rank_of(c) == ACE)
+    return plain[:hakem] + [ace]

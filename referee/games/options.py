@@ -1,0 +1,135 @@
+"""Validation of a game's rule keys, shared by every game.
+
+A game declares its keys as :class:`Option` values; :func:`validate` checks a
+mapping against them and says exactly what is wrong: an unknown key is named
+with the list of valid keys, a wrong value names the key, the value and what
+is allowed. Rules have one canonical JSON form, and its sha256 is the
+``rules_hash`` of a match record (RECORDS.md).
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import tomllib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from referee.cards import CardError, card_name, parse_card
+
+
+class RulesError(ValueError):
+    """A rules config that cannot be played: the message says why."""
+
+
+class _BadValue(ValueError):
+    """Raised by a checker with what is allowed; :func:`validate` adds key and value."""
+
+
+Checker = Callable[[Any], Any]
+
+
+@dataclass(frozen=True)
+class Option:
+    name: str
+    check: Checker
+    doc: str
+
+
+def one_of(*allowed: Any) -> Checker:
+    def check(value: Any) -> Any:
+        # bool is an int in Python; `True in (1, 2)` must not pass for an int key.
+        if any(type(value) is type(a) and value == a for a in allowed):
+            return value
+        raise _BadValue("expected one of " + ", ".join(_show(a) for a in allowed))
+
+    return check
+
+
+def integer(minimum: int) -> Checker:
+    def check(value: Any) -> int:
+        if type(value) is int and value >= minimum:
+            return value
+        raise _BadValue(f"expected an integer >= {minimum}")
+
+    return check
+
+
+def boolean(value: Any) -> bool:
+    if type(value) is bool:
+        return value
+    raise _BadValue("expected true or false")
+
+
+def card_list(value: Any) -> tuple[str, ...]:
+    """A list of distinct card names, normalised to their canonical spelling."""
+    if not isinstance(value, (list, tuple)):
+        raise _BadValue("expected a list of cards such as [\"2D\"]")
+    try:
+        cards = [parse_card(v) for v in value]
+    except CardError as error:
+        raise _BadValue(str(error)) from None
+    if len(set(cards)) != len(cards):
+        raise _BadValue("a card is listed twice")
+    return tuple(card_name(c) for c in cards)
+
+
+def validate(game: str, options: Sequence[Option], raw: Mapping[str, Any]) -> dict[str, Any]:
+    """Check every key of ``raw``; return the checked values (defaults are the caller's)."""
+    known = {o.name: o for o in options}
+    checked: dict[str, Any] = {}
+    for key, value in raw.items():
+        option = known.get(key)
+        if option is None:
+            raise RulesError(_unknown_key(game, key, sorted(known)))
+        try:
+            checked[key] = option.check(value)
+        except _BadValue as error:
+            raise RulesError(f"{game} rule {key!r} = {_show(value)} is not allowed: {error}") from None
+    return checked
+
+
+def _unknown_key(game: str, key: object, valid: list[str]) -> str:
+    hint = ""
+    if isinstance(key, str):
+        close = difflib.get_close_matches(key, valid, n=1)
+        if close:
+            hint = f" (did you mean {close[0]!r}?)"
+    return f"unknown {game} rule key {key!r}{hint}; valid keys: {', '.join(valid)}"
+
+
+def _show(value: Any) -> str:
+    """A value as the config author wrote it: TOML/JSON spelling, not Python's."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_show(v) for v in value) + "]"
+    return str(value)
+
+
+def canonical_json(rules: Mapping[str, Any]) -> str:
+    """The one JSON spelling of a rules mapping: sorted keys, no spaces, lists not tuples."""
+    return json.dumps(rules, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def rules_hash(rules: Mapping[str, Any]) -> str:
+    return "sha256:" + hashlib.sha256(canonical_json(rules).encode()).hexdigest()
+
+
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """A TOML rules file as a dict; an unreadable or malformed file names the file and the problem."""
+    path = Path(path)
+    try:
+        with path.open("rb") as file:
+            return tomllib.load(file)
+    except FileNotFoundError:
+        raise RulesError(f"rules file {str(path)!r} does not exist") from None
+    except OSError as error:
+        raise RulesError(f"rules file {str(path)!r} cannot be read: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise RulesError(f"rules file {str(path)!r} is not valid TOML: {error}") from None

@@ -1,0 +1,1 @@
+"""Bots that show how: each decides from one seat's view alone."""

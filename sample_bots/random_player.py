@@ -1,0 +1,16 @@
+"""The simplest bot: a uniformly random legal action, reproducible from a seed."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from referee.games.hokm import HokmView
+
+
+class RandomPlayer:
+    def __init__(self, seed: int | str = 0) -> None:
+        self._rng = random.Random(seed)
+
+    def __call__(self, view: HokmView) -> Any:
+        return self._rng.choice(view.legal)
