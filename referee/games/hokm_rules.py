@@ -125,7 +125,11 @@ class HokmRules:
         return rules_hash(self.to_dict())
 
     def replace(self, **changes: Any) -> HokmRules:
-        return HokmRules.from_dict({**self.to_dict(), **changes})
+        """These rules with some keys changed, checked like any config."""
+        base = self.to_dict()
+        if "players" in changes and "removed_cards" not in changes:
+            del base["removed_cards"]  # let the new player count pick its default
+        return HokmRules.from_dict({**base, **changes})
 
     # -- derived facts the engine needs ---------------------------------
 
