@@ -39,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _play(console, load_rules(args.rules), args.seed, args.tricks)
         return _show_rules(console, load_rules(args.spec))
     except RulesError as error:
-        console.print(f"[red]error:[/red] {error}", highlight=False, soft_wrap=True)
+        Console(stderr=True).print(f"[red]error:[/red] {error}", highlight=False, soft_wrap=True)
         return 2
 
 

@@ -45,7 +45,7 @@ def test_a_bad_rules_file_is_one_clear_line_and_exit_status_2(tmp_path):
     bad.write_text('players = 3\nbam = true\n')
     run = waraq("play", "--rules", str(bad))
     assert run.returncode == 2
-    assert "bam" in run.stdout and "3 players" in run.stdout
+    assert "bam" in run.stderr and "3 players" in run.stderr and not run.stdout
     assert "Traceback" not in run.stdout + run.stderr
 
 
