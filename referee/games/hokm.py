@@ -317,17 +317,16 @@ class HokmState:
         if legal is None:
             legal = self.legal_actions()
         # `in` alone would take True for the card 1 or 0 for False: types must match too.
-        if action in legal and type(action) is type(legal[0]):
+        if action in legal and type(action) is type(legal[0]) and self.kind is not DISCARD:
             self.push(action)
             return
         if self.kind is DISCARD and isinstance(action, (tuple, list)):
-            try:
+            # A pair compares equal with bools or floats in it, so check each card's type.
+            if all(type(c) is int for c in action):
                 pair = tuple(sorted(action))
-            except TypeError:  # not all cards; _why_illegal says so
-                pair = ()
-            if pair in legal and all(type(c) is int for c in pair):
-                self.push(pair)
-                return
+                if pair in legal:
+                    self.push(pair)
+                    return
         raise IllegalAction(self._why_illegal(action))
 
     def push(self, action: Any) -> None:
@@ -665,9 +664,10 @@ class HokmState:
         if follow:
             return f"seat {seat} played {name!r} but must follow {SUIT_NAMES[led]}: holds {names(follow)}"
         trumps = [c for c in hand if c // 13 == self.trump]
+        partner = " with its partner not winning the trick" if self.players == 4 else ""
         return (
-            f"seat {seat} played {name!r} but, void in {SUIT_NAMES[led]} with its partner not "
-            f"winning the trick, must trump ({SUIT_NAMES[self.trump]}): holds {names(trumps)}"
+            f"seat {seat} played {name!r} but, void in {SUIT_NAMES[led]}{partner}, "
+            f"must trump ({SUIT_NAMES[self.trump]}): holds {names(trumps)}"
         )
 
     def _why_illegal_discard(self, seat: int, pair: Any) -> str:
