@@ -113,14 +113,21 @@ class HokmRules:
 
     def to_dict(self) -> dict[str, Any]:
         """Every key with its value, defaults included, JSON-ready (RECORDS.md ``rules``)."""
-        out = asdict(self)
-        out["removed_cards"] = list(self.removed_cards)
-        return out
+        return {**self._as_dict, "removed_cards": list(self.removed_cards)}
+
+    @cached_property
+    def _as_dict(self) -> dict[str, Any]:
+        # Views carry the rules at every decision: build the dict once per rules object.
+        return asdict(self)
 
     def canonical_json(self) -> str:
+        return self._canonical_json
+
+    @cached_property
+    def _canonical_json(self) -> str:
         return canonical_json(self.to_dict())
 
-    @property
+    @cached_property
     def rules_hash(self) -> str:
         return rules_hash(self.to_dict())
 
