@@ -1,5 +1,8 @@
 """The ``waraq`` command: parses options, calls library functions, prints.
 
+    waraq match --bots random heuristic [--rules R] [--games N] [--seed S] [--record DIR]
+                [--concurrency K] [--policy forfeit|substitute]
+    waraq bot serve random|heuristic [--port N]
     waraq play [--rules classic|short|three|two|FILE.toml] [--seed S] [--tricks]
     waraq rules [classic|short|three|two|FILE.toml]
 """
@@ -7,16 +10,24 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
+from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from referee.cards import parse_card, parse_suit
 from referee.games.hokm import HokmState, winning_index
 from referee.games.hokm_rules import PRESETS, HokmRules, RulesError, load_rules
+from referee.bots import BUILTIN, BotSpec
 from referee.inprocess import play_match
+from referee.match import POLICIES, MatchOutcome, TimeControl
+from referee.runner import RunConfig, run
+from sample_bots import server
 from sample_bots.random_player import RandomPlayer
 
 
@@ -32,13 +43,45 @@ def main(argv: Sequence[str] | None = None) -> int:
     rules = commands.add_parser("rules", help="check a rules preset or file and print it with its hash")
     rules.add_argument("spec", nargs="?", default="classic", help="a preset or a TOML file")
 
+    match = commands.add_parser("match", help="play matches between bots over gRPC and record them")
+    match.add_argument(
+        "--bots",
+        nargs="+",
+        required=True,
+        metavar="BOT",
+        help="per seat, repeated in turn to fill the seats: a built-in bot (random, heuristic), "
+        "a command with {port}, or an address (host:port, unix:PATH)",
+    )
+    match.add_argument("--rules", default="classic", help=f"a preset ({', '.join(PRESETS)}) or a TOML file")
+    match.add_argument("--games", type=int, default=1, help="matches to play (default 1)")
+    match.add_argument("--seed", type=int, default=1, help="seed of the first match; match i uses seed+i")
+    match.add_argument("--record", type=Path, default=Path("records"), help="folder for the records (default records/)")
+    match.add_argument("--gzip", action="store_true", help="write .jsonl.gz records")
+    match.add_argument("--concurrency", type=int, default=1, help="matches played at once (default 1)")
+    match.add_argument("--policy", choices=POLICIES, default="forfeit", help="what a fault costs (default forfeit)")
+    match.add_argument("--max-faults", type=int, default=3, help="substitute: faults that still forfeit (default 3)")
+    match.add_argument("--decision-ms", type=float, default=TimeControl.decision_ms, help="per-decision deadline")
+    match.add_argument("--bank-ms", type=float, default=TimeControl.bank_ms, help="per-match time bank")
+    match.add_argument("--startup-ms", type=float, default=TimeControl.startup_ms, help="start-up deadline")
+
+    bot = commands.add_parser("bot", help="run a sample bot")
+    bot_commands = bot.add_subparsers(dest="bot_command", required=True)
+    serve = bot_commands.add_parser("serve", help="serve a built-in bot over gRPC")
+    serve.add_argument("name", choices=BUILTIN)
+    serve.add_argument("--port", type=int, default=0, help="TCP port on 127.0.0.1 (0: any free port)")
+    serve.add_argument("--unix", help="listen on this Unix socket path instead")
+
     args = parser.parse_args(argv)
     console = Console()
     try:
         if args.command == "play":
             return _play(console, load_rules(args.rules), args.seed, args.tricks)
+        if args.command == "match":
+            return _match(console, args)
+        if args.command == "bot":
+            return server.main([args.name, f"--port={args.port}", *([f"--unix={args.unix}"] if args.unix else [])])
         return _show_rules(console, load_rules(args.spec))
-    except RulesError as error:
+    except (RulesError, ValueError) as error:
         Console(stderr=True).print(f"[red]error:[/red] {error}", highlight=False, soft_wrap=True)
         return 2
 
@@ -109,6 +152,66 @@ def _print_tricks(console: Console, state: HokmState) -> None:
                 plays = []
         elif kind is not None:
             console.print(f"  seat {event['seat']} {kind}: {event['action']}", highlight=False)
+
+
+def _match(console: Console, args: argparse.Namespace) -> int:
+    rules = load_rules(args.rules)
+    specs = [BotSpec.parse(b) for b in args.bots]
+    per_seat = [specs[i % len(specs)] for i in range(rules.players)]
+    config = RunConfig(
+        rules=rules,
+        bots=per_seat,
+        games=args.games,
+        seed=args.seed,
+        concurrency=args.concurrency,
+        policy=args.policy,
+        max_faults=args.max_faults,
+        time_control=TimeControl(args.decision_ms, args.bank_ms, args.startup_ms),
+        record_dir=args.record,
+        gzip=args.gzip,
+    )
+    console.print(
+        f"Hokm, {rules.players} players ({args.rules}), {args.games} match(es) from seed {args.seed}, "
+        f"policy {args.policy}: " + ", ".join(f"seat {i} {spec}" for i, spec in enumerate(per_seat)),
+        highlight=False,
+        soft_wrap=True,
+    )
+    with Progress(
+        TextColumn("matches"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
+    ) as progress:
+        task = progress.add_task("matches", total=args.games)
+        report = asyncio.run(run(config, on_outcome=lambda _: progress.advance(task)))
+    for endpoint in report.bots:
+        if endpoint.failure is not None:
+            console.print(f"[red]bot {endpoint.spec} failed to start:[/red] {endpoint.failure.detail}", soft_wrap=True)
+    console.print(_results_table(rules, report.outcomes))
+    faults = [(o, f) for o in report.outcomes for f in o.faults]
+    for outcome, fault in faults:
+        console.print(
+            f"fault in {outcome.match_id}, round {fault.round}, seat {fault.seat}: {fault.kind}: {fault.detail}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    console.print(f"records in {args.record}/", highlight=False)
+    return 0
+
+
+def _results_table(rules: HokmRules, outcomes: list[MatchOutcome]) -> Table:
+    """Wins and points per side, and how the matches ended."""
+    wins: Counter[int] = Counter()
+    points = [0] * rules.teams
+    reasons: Counter[str] = Counter(o.reason for o in outcomes)
+    for outcome in outcomes:
+        if outcome.winners:
+            wins[outcome.winners[0] % rules.teams] += 1
+        for side, score in enumerate(outcome.score):
+            points[side] += score
+    table = Table(title=f"{len(outcomes)} match(es): " + ", ".join(f"{n} by {r}" for r, n in sorted(reasons.items())))
+    for name in ("side", "wins", "points"):
+        table.add_column(name, justify="left" if name == "side" else "right")
+    for side in range(rules.teams):
+        table.add_row(f"seat{'s' if rules.players == 4 else ''} {_side_name(rules, side)}", str(wins[side]), str(points[side]))
+    return table
 
 
 def _show_rules(console: Console, rules: HokmRules) -> int:

@@ -788,8 +788,8 @@ def action_from_json(kind: Kind | str, value: Any) -> Any:
         except CardError as error:
             raise ActionError(f"DISCARD: {error}") from None
     if kind is DRAW:
-        if value in _DRAWS and isinstance(value, str):
-            return value
+        if isinstance(value, str) and value in _DRAWS:
+            return _DRAWS[_DRAWS.index(value)]  # the engine's own constant
         raise ActionError(f"DRAW: {value!r} is neither 'keep' nor 'pass'")
     if type(value) is bool:
         return value

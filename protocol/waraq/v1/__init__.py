@@ -1,0 +1,1 @@
+"""Protocol version 1: ``bot.proto`` and its generated Python code."""

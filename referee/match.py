@@ -1,0 +1,242 @@
+"""Run one match: the engine, one seat per player, the clock, the fault policy, the record.
+
+Every way a match can end is a typed :class:`MatchOutcome` (a score, a bam,
+a forfeit with the faulty seats); nothing a bot does escapes as an
+exception. The record is written event by event as the match is played.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from waraq.v1 import bot_pb2 as pb
+
+from referee.games.hokm import GAME, IllegalAction, new_match
+from referee.games.hokm_rules import HokmRules
+from referee.records import FORMAT, RecordWriter
+from referee.seats import Answer, Fault, FaultKind, Question, Seat
+
+POLICIES = ("forfeit", "substitute")
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """Milliseconds. Generous by default: a loaded 2-core machine must not cause false timeouts."""
+
+    decision_ms: float = 10_000
+    bank_ms: float = 60_000
+    startup_ms: float = 30_000
+
+    def __post_init__(self) -> None:
+        for name, value in asdict(self).items():
+            if not (isinstance(value, (int, float)) and value > 0):
+                raise ValueError(f"time control {name} = {value!r}: expected a positive number of ms")
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    rules: HokmRules
+    seed: int
+    match_id: str
+    time_control: TimeControl = TimeControl()
+    policy: str = "forfeit"
+    max_faults: int = 3  # substitute: a seat's faults that forfeit the match
+
+    def __post_init__(self) -> None:
+        if self.policy not in POLICIES:
+            raise ValueError(f"fault policy {self.policy!r}: expected one of {', '.join(POLICIES)}")
+
+
+@dataclass
+class FaultRecord:
+    seat: int
+    kind: str
+    detail: str
+    round: int
+
+
+@dataclass
+class MatchOutcome:
+    match_id: str
+    seed: int
+    winners: tuple[int, ...]
+    reason: str  # "score", "bam", "forfeit", "aborted"
+    score: tuple[int, ...]
+    faulty: tuple[int, ...] = ()
+    faults: list[FaultRecord] = field(default_factory=list)
+    decisions: int = 0
+    record: str | None = None
+
+
+async def run_match(config: MatchConfig, seats: Sequence[Seat], record: RecordWriter | None = None) -> MatchOutcome:
+    """Play ``config``'s match between ``seats`` (seat i plays seat i) and return how it ended."""
+    rules = config.rules
+    if len(seats) != rules.players:
+        raise ValueError(f"{rules.players} seats needed, {len(seats)} given")
+    run = _Run(config, seats, record)
+    try:
+        return await run.play()
+    finally:
+        await run.finish_seats()
+
+
+class _Run:
+    def __init__(self, config: MatchConfig, seats: Sequence[Seat], record: RecordWriter | None) -> None:
+        self.config = config
+        self.seats = seats
+        self.record = record
+        self.state = new_match(config.rules, config.seed)
+        self.written = 0
+        self.faults: list[FaultRecord] = []
+        self.fault_count = [0] * config.rules.players
+        self.bank_ms = [config.time_control.bank_ms] * config.rules.players
+        self.substitutes = random.Random(f"waraq/{config.seed}/substitute")
+        self.end: pb.MatchEnd | None = None
+
+    def write(self, event: dict[str, Any]) -> None:
+        if self.record is not None:
+            self.record.write(event)
+
+    def write_engine_events(self, decision_extra: dict[str, Any] | None = None) -> None:
+        events = self.state.events
+        for event in events[self.written :]:
+            if event["type"] == "decision" and decision_extra:
+                event = {**event, **decision_extra}
+                decision_extra = None  # only the decision just taken carries the times
+            self.write(event)
+        self.written = len(events)
+
+    async def play(self) -> MatchOutcome:
+        config, rules, state = self.config, self.config.rules, self.state
+        self.write(self.header())
+        self.write_engine_events()
+        for seat, bot in enumerate(self.seats):
+            try:
+                await bot.open(self.match_start(seat))
+            except Fault as fault:
+                self.fault(seat, fault)
+                return self.forfeit([seat])
+        seq = [0] * rules.players
+        while state.result is None:
+            seat = state.to_act
+            seq[seat] += 1
+            question = Question(
+                seq[seat], state.view(seat), config.match_id, config.time_control.decision_ms, self.bank_ms[seat]
+            )
+            begun = time.perf_counter()
+            try:
+                answer = await self.seats[seat].ask(question)
+                ms = (time.perf_counter() - begun) * 1000
+                self.charge(seat, ms)
+                state.apply(answer.action)
+            except (Fault, IllegalAction) as problem:
+                ms = (time.perf_counter() - begun) * 1000
+                fault = problem if isinstance(problem, Fault) else Fault(FaultKind.ILLEGAL, str(problem))
+                if config.policy == "forfeit" or self.fault_count[seat] + 1 >= config.max_faults:
+                    self.fault(seat, fault)
+                    return self.forfeit([seat])
+                answer = Answer(self.substitutes.choice(state.legal_actions()))
+                self.fault(seat, fault, substituted=answer.action)
+                state.apply(answer.action)
+            extra: dict[str, Any] = {"ms": round(ms, 3)}
+            if answer.note:
+                extra["note"] = answer.note
+            if answer.bot_ms is not None:
+                extra["bot_ms"] = answer.bot_ms
+            self.write_engine_events(extra)
+        result = state.result
+        self.end = pb.MatchEnd(winners=result.winners, reason=result.reason, score=result.score)
+        return self.outcome(result.winners, result.reason, result.score)
+
+    def charge(self, seat: int, ms: float) -> None:
+        """Take an overrun past the decision deadline from the seat's bank; spent bank = timeout."""
+        over = ms - self.config.time_control.decision_ms
+        if over > 0:
+            self.bank_ms[seat] -= over
+            if self.bank_ms[seat] < 0:
+                raise Fault(FaultKind.TIMEOUT, f"replied after {ms:.0f} ms and its time bank is spent")
+
+    def fault(self, seat: int, fault: Fault, substituted: Any = None) -> None:
+        self.fault_count[seat] += 1
+        round_ = self.state.round
+        self.faults.append(FaultRecord(seat, str(fault.kind), fault.detail, round_))
+        event: dict[str, Any] = {
+            "type": "fault",
+            "round": round_,
+            "seat": seat,
+            "kind": str(fault.kind),
+            "detail": fault.detail,
+        }
+        if substituted is not None:
+            from referee.games.hokm import action_to_json
+
+            event["substituted"] = action_to_json(self.state.kind, substituted)
+        self.write(event)
+
+    def forfeit(self, faulty_seats: list[int]) -> MatchOutcome:
+        """The faulty side loses: every seat not on a faulty seat's side wins."""
+        state = self.state
+        losing = {state.team_of(s) for s in faulty_seats}
+        winners = tuple(s for s in range(state.players) if state.team_of(s) not in losing)
+        faulty = tuple(sorted(faulty_seats))
+        score = tuple(state.scores)
+        self.write(
+            {"type": "result", "score": list(score), "winners": list(winners), "reason": "forfeit", "faulty": list(faulty)}
+        )
+        self.end = pb.MatchEnd(winners=winners, reason="forfeit", score=score, faulty=faulty)
+        return self.outcome(winners, "forfeit", score, faulty)
+
+    def outcome(self, winners, reason, score, faulty=()) -> MatchOutcome:  # noqa: ANN001
+        return MatchOutcome(
+            match_id=self.config.match_id,
+            seed=self.config.seed,
+            winners=tuple(winners),
+            reason=reason,
+            score=tuple(score),
+            faulty=tuple(faulty),
+            faults=self.faults,
+            decisions=sum(1 for e in self.state.events if e["type"] == "decision"),
+            record=str(self.record.path) if self.record else None,
+        )
+
+    async def finish_seats(self) -> None:
+        for bot in self.seats:
+            try:
+                await bot.finish(self.end)
+            except Exception:  # noqa: BLE001 - telling the end is best effort; the result stands
+                pass
+
+    def header(self) -> dict[str, Any]:
+        config = self.config
+        return {
+            "type": "match",
+            "format": FORMAT,
+            "game": GAME,
+            "match_id": config.match_id,
+            "rules": config.rules.to_dict(),
+            "rules_hash": config.rules.rules_hash,
+            "seed": config.seed,
+            "seats": [{"seat": i, "bot": s.bot, "version": s.version} for i, s in enumerate(self.seats)],
+            "time_control": asdict(config.time_control),
+            "policy": config.policy,
+            "started": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        }
+
+    def match_start(self, seat: int) -> pb.MatchStart:
+        rules, tc = self.config.rules, self.config.time_control
+        team = self.state.team_seats(self.state.team_of(seat))
+        return pb.MatchStart(
+            match_id=self.config.match_id,
+            game=GAME,
+            rules_json=rules.canonical_json(),
+            rules_hash=rules.rules_hash,
+            seat=seat,
+            players=rules.players,
+            partners=[s for s in team if s != seat],
+            time_control=pb.TimeControl(decision_ms=tc.decision_ms, bank_ms=tc.bank_ms, startup_ms=tc.startup_ms),
+        )

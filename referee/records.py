@@ -1,0 +1,107 @@
+"""Match records (``waraq.record.v1``, RECORDS.md): written line by line, read back tolerantly.
+
+A record is JSON Lines, one event a line, flushed after every line so that a
+crash or a kill loses nothing already played; ``.jsonl.gz`` files are gzip
+streams flushed the same way (a cut gzip file is still readable up to its
+last flushed line).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+FORMAT = "waraq.record.v1"
+
+
+class RecordWriter:
+    """Append events to one record file, flushing each line to the disk's cache."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._file: IO[str]
+        if self.path.suffix == ".gz":
+            self._file = gzip.open(self.path, "wt", encoding="utf-8")
+        else:
+            self._file = self.path.open("w", encoding="utf-8")
+
+    def write(self, event: dict[str, Any]) -> None:
+        self._file.write(json.dumps(event, separators=(",", ":"), ensure_ascii=False) + "\n")
+        self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> RecordWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@dataclass
+class Record:
+    """The events of a record file as far as they could be read."""
+
+    path: Path
+    events: list[dict[str, Any]] = field(default_factory=list)
+    problem: str | None = None  # why reading stopped early, if it did
+
+    @property
+    def complete(self) -> bool:
+        return self.problem is None and bool(self.events) and self.events[-1].get("type") == "result"
+
+    @property
+    def header(self) -> dict[str, Any]:
+        return self.events[0] if self.events and self.events[0].get("type") == "match" else {}
+
+
+def read_record(path: str | Path) -> Record:
+    """Every complete line of a record; a cut or damaged file says where it stops."""
+    path = Path(path)
+    record = Record(path)
+    try:
+        text = _read_text(path)
+    except OSError as error:
+        record.problem = f"cannot be read: {error.strerror or error}"
+        return record
+    except ValueError as error:  # a damaged gzip stream: keep what came out of it
+        text, record.problem = error.args[1], f"gzip stream damaged: {error.args[0]}"
+    lines = text.split("\n")
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        if number == len(lines):  # no newline after it: the write was cut short
+            record.problem = record.problem or f"line {number} is cut short"
+            break
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError as error:
+            record.problem = f"line {number} is not JSON: {error.msg}"
+            break
+        if not isinstance(event, dict) or "type" not in event:
+            record.problem = f"line {number} is not an event (no 'type')"
+            break
+        record.events.append(event)
+    if record.problem is None and record.events and record.events[0].get("type") != "match":
+        record.problem = "line 1 is not the 'match' header"
+    return record
+
+
+def _read_text(path: Path) -> str:
+    if path.suffix != ".gz":
+        return path.read_text(encoding="utf-8", errors="replace")
+    data = path.read_bytes()
+    inflate = zlib.decompressobj(wbits=31)  # gzip framing; a missing end is no error here
+    out: list[bytes] = []
+    for start in range(0, len(data), 1 << 16):
+        try:
+            out.append(inflate.decompress(data[start : start + (1 << 16)]))
+        except zlib.error as error:  # keep what came out before the damage
+            raise ValueError(str(error), b"".join(out).decode("utf-8", errors="replace")) from None
+    return b"".join(out).decode("utf-8", errors="replace")

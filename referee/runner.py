@@ -1,0 +1,94 @@
+"""Many matches at once between the same bots: what ``waraq match`` runs.
+
+Each distinct bot is made ready once and serves all its seats in every
+match; matches run concurrently up to ``concurrency``. Match ``i`` of a run
+with seed ``S`` is played with seed ``S + i``, so any match can be played
+again alone. A referee bug in one match aborts that match only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from referee.bots import BotSpec, Endpoint
+from referee.games.hokm_rules import HokmRules
+from referee.match import MatchConfig, MatchOutcome, TimeControl, run_match
+from referee.records import RecordWriter
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    rules: HokmRules
+    bots: Sequence[BotSpec]  # one per seat
+    games: int = 1
+    seed: int = 1
+    concurrency: int = 1
+    policy: str = "forfeit"
+    max_faults: int = 3
+    time_control: TimeControl = TimeControl()
+    record_dir: Path | None = None
+    gzip: bool = False
+
+    def __post_init__(self) -> None:
+        if len(self.bots) != self.rules.players:
+            raise ValueError(f"{self.rules.players} players need {self.rules.players} bots, {len(self.bots)} given")
+        if self.games < 1 or self.concurrency < 1:
+            raise ValueError("games and concurrency must be at least 1")
+
+
+@dataclass
+class RunReport:
+    outcomes: list[MatchOutcome] = field(default_factory=list)
+    bots: list[Endpoint] = field(default_factory=list)
+
+
+def match_id(seed: int) -> str:
+    return f"hokm-{seed}"
+
+
+async def run(config: RunConfig, on_outcome: Callable[[MatchOutcome], None] | None = None) -> RunReport:
+    endpoints: dict[BotSpec, Endpoint] = {}
+    for spec in config.bots:
+        if spec not in endpoints:
+            logs = config.record_dir / "logs" if config.record_dir else None
+            endpoints[spec] = Endpoint(spec, startup_ms=config.time_control.startup_ms, log_dir=logs)
+    report = RunReport(bots=list(endpoints.values()))
+    try:
+        await asyncio.gather(*(e.start() for e in endpoints.values()))
+        gate = asyncio.Semaphore(config.concurrency)
+
+        async def one(index: int) -> None:
+            async with gate:
+                outcome = await _one_match(config, config.seed + index, [endpoints[s] for s in config.bots])
+            report.outcomes.append(outcome)
+            if on_outcome is not None:
+                on_outcome(outcome)
+
+        await asyncio.gather(*(one(i) for i in range(config.games)))
+    finally:
+        await asyncio.gather(*(e.stop() for e in endpoints.values()))
+    report.outcomes.sort(key=lambda o: o.seed)
+    return report
+
+
+async def _one_match(config: RunConfig, seed: int, endpoints: Sequence[Endpoint]) -> MatchOutcome:
+    mid = match_id(seed)
+    record = None
+    if config.record_dir is not None:
+        record = RecordWriter(config.record_dir / f"{mid}.jsonl{'.gz' if config.gzip else ''}")
+    match = MatchConfig(config.rules, seed, mid, config.time_control, config.policy, config.max_faults)
+    try:
+        return await run_match(match, [e.seat() for e in endpoints], record)
+    except Exception as error:  # a referee bug: this match is aborted, the run goes on
+        detail = f"referee error: {type(error).__name__}: {error}"
+        if record is not None:
+            record.write({"type": "result", "score": [], "winners": [], "reason": "aborted", "detail": detail})
+        traceback.print_exc()
+        return MatchOutcome(mid, seed, (), "aborted", (), record=str(record.path) if record else None)
+    finally:
+        if record is not None:
+            record.close()

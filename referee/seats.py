@@ -1,0 +1,204 @@
+"""Seats: how the referee puts one seat's questions to a bot.
+
+A seat is opened for one match, asked for each of its decisions, told the
+end, and closed. Whatever goes wrong on the way is raised as a typed
+:class:`Fault` (RECORDS.md), never as anything else, so the match runner can
+apply its policy and go on. Two kinds:
+
+* :class:`RemoteSeat`: a bot reached over gRPC (a remote address, or a
+  launched bot's); one ``Play`` stream per match, in lockstep;
+* :class:`InProcessSeat`: a Python callable taking the seat's view (tests,
+  benchmarks), with the same deadlines.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Protocol
+
+import grpc
+from waraq.v1 import bot_pb2 as pb
+from waraq.v1 import bot_pb2_grpc
+
+from referee import wire
+from referee.games.hokm import ActionError, HokmView
+
+
+class FaultKind(StrEnum):
+    TIMEOUT = "TIMEOUT"
+    ILLEGAL = "ILLEGAL"
+    MALFORMED = "MALFORMED"
+    CRASH = "CRASH"
+    STARTUP = "STARTUP"
+
+
+class Fault(Exception):
+    """A seat misbehaved; ``detail`` says how, for a person reading the record."""
+
+    def __init__(self, kind: FaultKind, detail: str) -> None:
+        super().__init__(f"{kind}: {detail}")
+        self.kind = kind
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class Answer:
+    action: Any  # the engine's value; legality is the runner's check
+    note: str = ""
+    bot_ms: float | None = None
+
+
+@dataclass(frozen=True)
+class Question:
+    """One decision put to a seat: its view and the clock."""
+
+    seq: int
+    view: HokmView
+    match_id: str
+    deadline_ms: float
+    bank_ms: float
+
+    @property
+    def timeout_s(self) -> float:
+        return (self.deadline_ms + self.bank_ms) / 1000
+
+
+class Seat(Protocol):
+    bot: str  # the bot's name, for the record
+    version: str
+
+    async def open(self, start: pb.MatchStart) -> None: ...
+
+    async def ask(self, question: Question) -> Answer: ...
+
+    async def finish(self, end: pb.MatchEnd) -> None: ...
+
+
+class RemoteSeat:
+    """One seat played by a gRPC bot over a ``Play`` stream (a connection state machine:
+    idle -> open -> (asking -> open)* -> finished, or dead after a fault)."""
+
+    def __init__(self, channel: grpc.aio.Channel, bot: str, version: str) -> None:
+        self._stub = bot_pb2_grpc.BotStub(channel)
+        self.bot = bot
+        self.version = version
+        self._call: Any = None
+        self._dead: Fault | None = None
+
+    async def open(self, start: pb.MatchStart) -> None:
+        try:
+            self._call = self._stub.Play()
+            await self._call.write(pb.RefereeMessage(start=start))
+        except grpc.RpcError as error:
+            raise self._die(FaultKind.CRASH, f"could not open the Play stream: {_rpc(error)}") from None
+
+    async def ask(self, question: Question) -> Answer:
+        if self._dead is not None:
+            raise Fault(self._dead.kind, f"seat already lost: {self._dead.detail}")
+        request = wire.decision_request(
+            question.seq,
+            question.view,
+            match_id=question.match_id,
+            deadline_ms=question.deadline_ms,
+            bank_ms=question.bank_ms,
+        )
+        try:
+            await self._call.write(pb.RefereeMessage(decision=request))
+            message = await asyncio.wait_for(self._call.read(), question.timeout_s)
+        except TimeoutError:
+            raise self._die(
+                FaultKind.TIMEOUT, f"no reply within {question.timeout_s * 1000:.0f} ms (deadline + bank)"
+            ) from None
+        except (grpc.RpcError, asyncio.InvalidStateError) as error:
+            raise self._die(FaultKind.CRASH, f"the stream broke: {_rpc(error)}") from None
+        if message is grpc.aio.EOF:
+            raise self._die(FaultKind.CRASH, "the bot closed the stream before replying")
+        return _answer(question, request.kind, message)
+
+    async def finish(self, end: pb.MatchEnd | None) -> None:
+        """Tell the end (best effort) and close our side; a dead seat is only cancelled."""
+        call, self._call = self._call, None
+        if call is None:
+            return
+        if self._dead is None:
+            try:
+                if end is not None:
+                    await call.write(pb.RefereeMessage(end=end))
+                await call.done_writing()
+                return
+            except (grpc.RpcError, asyncio.InvalidStateError):
+                pass
+        call.cancel()
+
+    def _die(self, kind: FaultKind, detail: str) -> Fault:
+        # A stream that timed out or broke cannot be trusted again: a late reply
+        # would be taken for the next answer. Later questions fault at once.
+        self._dead = Fault(kind, detail)
+        if self._call is not None:
+            self._call.cancel()
+        return self._dead
+
+
+def _answer(question: Question, kind: str, message: pb.BotMessage) -> Answer:
+    """Check a reply's shape: the right message, the right seq, a well-formed action."""
+    if message.WhichOneof("body") != "reply":
+        raise Fault(FaultKind.MALFORMED, "the bot sent a message that is not a reply")
+    reply = message.reply
+    if reply.seq != question.seq:
+        raise Fault(
+            FaultKind.MALFORMED,
+            f"reply carries seq {reply.seq}, the question was seq {question.seq} "
+            "(a late or extra reply)",
+        )
+    if len(reply.note.encode()) > wire.NOTE_LIMIT:
+        raise Fault(FaultKind.MALFORMED, f"note of {len(reply.note.encode())} bytes (at most {wire.NOTE_LIMIT})")
+    try:
+        action = wire.message_to_action(kind, reply.action)
+    except ActionError as error:
+        raise Fault(FaultKind.MALFORMED, str(error)) from None
+    return Answer(action, reply.note, reply.think_ms or None)
+
+
+def _rpc(error: BaseException) -> str:
+    if isinstance(error, grpc.aio.AioRpcError):
+        return f"{error.code().name}: {error.details()}"
+    return str(error) or type(error).__name__
+
+
+Player = Callable[[HokmView], Any]
+
+
+class InProcessSeat:
+    """A Python callable as a seat: no wire, the same faults and deadlines.
+
+    The player runs in the event loop's thread, so a slow player delays other
+    matches; it is meant for tests and benchmarks.
+    """
+
+    def __init__(self, player_factory: Callable[[str, int], Player], bot: str, version: str = "") -> None:
+        self._factory = player_factory
+        self.bot = bot
+        self.version = version
+        self._player: Player | None = None
+
+    async def open(self, start: pb.MatchStart) -> None:
+        self._player = self._factory(start.match_id, start.seat)
+
+    async def ask(self, question: Question) -> Answer:
+        assert self._player is not None
+        begun = time.perf_counter()
+        try:
+            action = self._player(question.view)
+        except Exception as error:  # the player's bug, not the referee's
+            raise Fault(FaultKind.CRASH, f"the player raised {type(error).__name__}: {error}") from None
+        if (time.perf_counter() - begun) > question.timeout_s:
+            raise Fault(FaultKind.TIMEOUT, f"took longer than {question.timeout_s * 1000:.0f} ms")
+        note = getattr(self._player, "note", "") or ""
+        return Answer(action, str(note)[: wire.NOTE_LIMIT])
+
+    async def finish(self, end: pb.MatchEnd | None) -> None:
+        self._player = None

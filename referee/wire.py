@@ -1,0 +1,173 @@
+"""The thin boundary between the engine's values and the protocol's messages.
+
+Both sides use it: the referee turns a seat's view into a ``DecisionRequest``
+and a reply's ``Action`` back into an engine action; a Python bot turns the
+request back into a :class:`~referee.games.hokm.HokmView` and its choice into
+an ``Action``. Nothing here knows about sockets or time.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any
+
+from waraq.v1 import bot_pb2 as pb
+
+from referee.cards import CARD_NAMES, SUITS, CardError, parse_card, parse_suit
+from referee.games import hokm
+from referee.games.hokm import (
+    BAM,
+    DISCARD,
+    DRAW,
+    PLAY,
+    REDEAL,
+    TRUMP,
+    ActionError,
+    DrawStep,
+    HokmView,
+    Trick,
+)
+from referee.games.hokm_rules import HokmRules
+
+PROTOCOL_VERSION = 1
+NOTE_LIMIT = 1024  # bytes of a reply's note; longer is MALFORMED
+
+# Which oneof field of Action carries each decision kind.
+ACTION_FIELD = {TRUMP: "suit", PLAY: "card", DISCARD: "discard", DRAW: "draw", REDEAL: "answer", BAM: "answer"}
+
+
+def action_to_message(kind: str, action: Any) -> pb.Action:
+    if kind is PLAY:
+        return pb.Action(card=CARD_NAMES[action])
+    if kind is TRUMP:
+        return pb.Action(suit=SUITS[action])
+    if kind is DISCARD:
+        return pb.Action(discard=pb.Cards(cards=[CARD_NAMES[c] for c in action]))
+    if kind is DRAW:
+        return pb.Action(draw=action)
+    return pb.Action(answer=action)
+
+
+def message_to_action(kind: str, message: pb.Action) -> Any:
+    """A reply's action -> the engine's value; :class:`ActionError` says what is wrong with it."""
+    field = message.WhichOneof("action")
+    wanted = ACTION_FIELD[kind]
+    if field != wanted:
+        got = f"'{field}'" if field else "no action"
+        raise ActionError(f"a {kind} decision needs Action.{wanted}, the reply set {got}")
+    value = getattr(message, field)
+    try:
+        if kind is PLAY:
+            return parse_card(value)
+        if kind is TRUMP:
+            return parse_suit(value)
+    except CardError as error:
+        raise ActionError(f"{kind}: {error}") from None
+    if kind is DISCARD:
+        return hokm.action_from_json(DISCARD, list(value.cards))
+    return hokm.action_from_json(kind, value)
+
+
+def view_to_message(view: HokmView) -> pb.HokmView:
+    return pb.HokmView(
+        seat=view.seat,
+        players=view.rules.players,
+        round=view.round,
+        hakem=view.hakem,
+        trump="" if view.trump is None else SUITS[view.trump],
+        kind=view.kind or "",
+        to_act=view.to_act or 0,
+        hand=[CARD_NAMES[c] for c in view.hand],
+        hand_sizes=view.hand_sizes,
+        trick=[pb.PlayedCard(seat=s, card=CARD_NAMES[c]) for s, c in view.trick],
+        tricks=[
+            pb.Trick(leader=t.leader, cards=[CARD_NAMES[c] for c in t.cards], winner=t.winner)
+            for t in view.tricks
+        ],
+        tricks_won=view.tricks_won,
+        scores=view.scores,
+        redeals=[pb.Redeal(hakem=s, cards=[CARD_NAMES[c] for c in shown]) for s, shown in view.redeals],
+        discarded=[CARD_NAMES[c] for c in view.discarded],
+        draws=[
+            pb.DrawStep(
+                offered=CARD_NAMES[d.offered],
+                choice=d.choice,
+                second="" if d.second is None else CARD_NAMES[d.second],
+            )
+            for d in view.draws
+        ],
+        offered="" if view.offered is None else CARD_NAMES[view.offered],
+        bam=view.bam,
+        rules_json=view.rules.canonical_json(),
+    )
+
+
+def decision_request(
+    seq: int, view: HokmView, *, match_id: str, deadline_ms: float, bank_ms: float
+) -> pb.DecisionRequest:
+    """The self-contained question put to the seat to act."""
+    kind = view.kind
+    assert kind is not None and view.seat == view.to_act
+    return pb.DecisionRequest(
+        seq=seq,
+        kind=kind,
+        legal=[action_to_message(kind, a) for a in view.legal],
+        deadline_ms=deadline_ms,
+        bank_ms=bank_ms,
+        match_id=match_id,
+        seat=view.seat,
+        hokm=view_to_message(view),
+    )
+
+
+def kind_of(request: pb.DecisionRequest) -> str:
+    """The request's decision kind as the engine's own constant (compared by identity)."""
+    if request.kind not in hokm.KINDS:
+        raise ActionError(f"{request.kind!r} is not a decision kind: expected one of {', '.join(hokm.KINDS)}")
+    return hokm.KINDS[hokm.KINDS.index(request.kind)]
+
+
+@lru_cache(maxsize=64)
+def _rules(rules_json: str) -> HokmRules:
+    # Every request carries the rules; a bot sees the same few many times.
+    return HokmRules.from_dict(json.loads(rules_json))
+
+
+def message_to_view(request: pb.DecisionRequest) -> HokmView:
+    """The bot's side: a request back to the view the engine made (for Python bots)."""
+    m = request.hokm
+    rules = _rules(m.rules_json)
+    kind = kind_of(request)
+    cards = [parse_card(c) for c in m.hand]
+    return HokmView(
+        rules=rules,
+        seat=m.seat,
+        round=m.round,
+        hakem=m.hakem,
+        trump=parse_suit(m.trump) if m.trump else None,
+        kind=kind,
+        to_act=m.to_act,
+        legal=tuple(message_to_action(kind, a) for a in request.legal),
+        hand=tuple(cards),
+        hand_sizes=tuple(m.hand_sizes),
+        trick=tuple((p.seat, parse_card(p.card)) for p in m.trick),
+        tricks=tuple(
+            Trick(t.leader, tuple(parse_card(c) for c in t.cards), t.winner) for t in m.tricks
+        ),
+        tricks_won=tuple(m.tricks_won),
+        scores=tuple(m.scores),
+        redeals=tuple((r.hakem, tuple(parse_card(c) for c in r.cards)) for r in m.redeals),
+        discarded=tuple(parse_card(c) for c in m.discarded),
+        draws=tuple(
+            DrawStep(
+                parse_card(d.offered),
+                hokm.action_from_json(DRAW, d.choice),
+                parse_card(d.second) if d.second else None,
+            )
+            for d in m.draws
+        ),
+        offered=parse_card(m.offered) if m.offered else None,
+        bam=m.bam,
+        result=None,
+    )

@@ -1,0 +1,140 @@
+"""Serve a Python player as a gRPC bot (``waraq.v1.Bot``), with health and reflection.
+
+    waraq bot serve random --port 50051
+    waraq bot serve heuristic --port 0        # prints the port it got
+
+A player is a callable taking a :class:`~referee.games.hokm.HokmView` and
+returning one of its legal actions; a new player is made for each match and
+seat, so one process serves any number of concurrent matches. If the player
+object has a ``note`` attribute after deciding, it is sent as the reply's note.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.metadata
+import signal
+import sys
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from waraq.v1 import bot_pb2 as pb
+from waraq.v1 import bot_pb2_grpc
+
+from referee import wire
+from referee.games.hokm import HokmView
+
+PlayerFactory = Callable[[str, int], Callable[[HokmView], Any]]
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("waraq")
+    except importlib.metadata.PackageNotFoundError:
+        return "dev"
+
+
+class PlayerBot(bot_pb2_grpc.BotServicer):
+    """The servicer: converts messages to views, calls the player, converts back."""
+
+    def __init__(self, name: str, make_player: PlayerFactory, *, author: str = "Waraq sample bots") -> None:
+        self.name = name
+        self.make_player = make_player
+        self.author = author
+
+    async def Hello(self, request: pb.HelloRequest, context: Any) -> pb.HelloReply:
+        return pb.HelloReply(
+            name=self.name,
+            version=_version(),
+            author=self.author,
+            games=[pb.GameSupport(game="hokm", players=[2, 3, 4])],
+            protocol_version=wire.PROTOCOL_VERSION,
+        )
+
+    async def Play(
+        self, requests: AsyncIterator[pb.RefereeMessage], context: Any
+    ) -> AsyncIterator[pb.BotMessage]:
+        player = None
+        async for message in requests:
+            body = message.WhichOneof("body")
+            if body == "start":
+                player = self.make_player(message.start.match_id, message.start.seat)
+            elif body == "decision" and player is not None:
+                request = message.decision
+                action = player(wire.message_to_view(request))
+                yield pb.BotMessage(
+                    reply=pb.DecisionReply(
+                        seq=request.seq,
+                        action=wire.action_to_message(wire.kind_of(request), action),
+                        note=str(getattr(player, "note", "") or "")[: wire.NOTE_LIMIT],
+                    )
+                )
+            elif body == "end":
+                player = None
+
+
+def builtin_players() -> dict[str, PlayerFactory]:
+    """The sample players by name; each is seeded from the match id and seat, so reproducible."""
+    from sample_bots.random_player import RandomPlayer
+
+    players: dict[str, PlayerFactory] = {"random": lambda match, seat: RandomPlayer(f"{match}/{seat}")}
+    try:
+        from sample_bots.heuristic import HeuristicPlayer
+    except ImportError:  # pragma: no cover - present in every release
+        return players
+    players["heuristic"] = lambda match, seat: HeuristicPlayer(f"{match}/{seat}")
+    return players
+
+
+async def start_server(servicer: bot_pb2_grpc.BotServicer, address: str) -> tuple[grpc.aio.Server, int]:
+    """A started server for ``servicer`` on ``address`` (``host:port``, port 0 = any; or ``unix:path``)."""
+    server = grpc.aio.server()
+    bot_pb2_grpc.add_BotServicer_to_server(servicer, server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    services = (
+        pb.DESCRIPTOR.services_by_name["Bot"].full_name,
+        health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+        reflection.SERVICE_NAME,
+    )
+    reflection.enable_server_reflection(services, server)
+    port = server.add_insecure_port(address)
+    await server.start()
+    for service in ("", services[0]):
+        await health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
+    return server, port
+
+
+async def serve(name: str, address: str) -> None:
+    players = builtin_players()
+    if name not in players:
+        raise SystemExit(f"no built-in bot {name!r}; built-in bots: {', '.join(players)}")
+    server, port = await start_server(PlayerBot(name, players[name]), address)
+    print(f"{name} bot serving waraq.v1.Bot on port {port}", flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    await stop.wait()
+    await server.stop(grace=1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="waraq bot serve", description="Serve a built-in bot over gRPC.")
+    parser.add_argument("name", help="random or heuristic")
+    parser.add_argument("--port", type=int, default=0, help="TCP port on 127.0.0.1 (0: any free port)")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--unix", help="listen on this Unix socket path instead of TCP")
+    args = parser.parse_args(argv)
+    address = f"unix:{args.unix}" if args.unix else f"{args.host}:{args.port}"
+    asyncio.run(serve(args.name, address))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
