@@ -79,6 +79,7 @@ class Endpoint:
         self.address = spec.value if spec.kind == "address" else ""
         self.failure: Fault | None = None
         self.process: asyncio.subprocess.Process | None = None
+        self.pid: int | None = None  # of a launched bot, kept after it stops (its process group id)
         self.log_path: Path | None = None
         self._channel: grpc.aio.Channel | None = None
 
@@ -126,6 +127,7 @@ class Endpoint:
             raise Fault(FaultKind.STARTUP, f"could not start {command!r}: {error.strerror or error}") from None
         finally:
             log.close()
+        self.pid = self.process.pid
         self.address = f"127.0.0.1:{port}"
 
     async def _wait_healthy(self) -> None:

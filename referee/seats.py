@@ -117,7 +117,7 @@ class RemoteSeat:
             raise self._die(FaultKind.CRASH, f"the stream broke: {_rpc(error)}") from None
         if message is grpc.aio.EOF:
             raise self._die(FaultKind.CRASH, "the bot closed the stream before replying")
-        return _answer(question, request.kind, message)
+        return _answer(question, question.view.kind, message)
 
     async def finish(self, end: pb.MatchEnd | None) -> None:
         """Tell the end (best effort) and close our side; a dead seat is only cancelled."""

@@ -51,6 +51,7 @@ def action_to_message(kind: str, action: Any) -> pb.Action:
 
 def message_to_action(kind: str, message: pb.Action) -> Any:
     """A reply's action -> the engine's value; :class:`ActionError` says what is wrong with it."""
+    kind = hokm.KINDS[hokm.KINDS.index(kind)]  # the engine's constant: compared by identity below
     field = message.WhichOneof("action")
     wanted = ACTION_FIELD[kind]
     if field != wanted:

@@ -1,0 +1,88 @@
+"""Whole matches over real gRPC: bot servers on port 0, launched bot processes, records."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import os
+
+import grpc
+import pytest
+
+from referee.bots import BotSpec
+from referee.games.hokm import replay
+from referee.games.hokm_rules import PRESETS, HokmRules
+from referee.match import MatchConfig, TimeControl, run_match
+from referee.records import RecordWriter, read_record
+from referee.runner import RunConfig, run
+from referee.seats import RemoteSeat
+from sample_bots.server import PlayerBot, builtin_players, start_server
+
+FAST = TimeControl(decision_ms=5_000, bank_ms=30_000, startup_ms=30_000)
+
+
+async def _match_against_servers(rules: HokmRules, seed: int, record_path) -> object:
+    """One match, each seat a real gRPC server in this process on its own port."""
+    servers, channels, seats = [], [], []
+    players = builtin_players()
+    for seat in range(rules.players):
+        name = "heuristic" if seat % 2 and "heuristic" in players else "random"
+        server, port = await start_server(PlayerBot(name, players[name]), "127.0.0.1:0")
+        channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+        servers.append(server)
+        channels.append(channel)
+        seats.append(RemoteSeat(channel, name, "test"))
+    try:
+        with RecordWriter(record_path) as record:
+            return await run_match(MatchConfig(rules, seed, f"t-{seed}", FAST), seats, record)
+    finally:
+        for channel in channels:
+            await channel.close()
+        for server in servers:
+            await server.stop(None)
+
+
+@pytest.mark.parametrize("preset", ["classic", "three", "two"])
+def test_a_match_over_grpc_ends_by_score_and_its_record_replays(preset, tmp_path):
+    rules = PRESETS[preset].replace(target_score=3)
+    path = tmp_path / "match.jsonl"
+    outcome = asyncio.run(_match_against_servers(rules, 5, path))
+    assert outcome.reason == "score" and not outcome.faults
+    record = read_record(path)
+    assert record.complete and record.problem is None
+    header = record.header
+    assert header["format"] == "waraq.record.v1" and header["rules_hash"] == rules.rules_hash
+    assert [s["seat"] for s in header["seats"]] == list(range(rules.players))
+    decisions = [e for e in record.events if e["type"] == "decision"]
+    assert decisions and all(e["ms"] >= 0 for e in decisions)
+    # The record alone gives the same match: every engine line and the result.
+    state = replay(rules, record.events)
+    assert state.result.winners == outcome.winners
+    assert list(state.result.score) == record.events[-1]["score"]
+
+
+def test_the_runner_launches_each_bot_once_and_stops_it(tmp_path):
+    config = RunConfig(
+        rules=PRESETS["classic"].replace(target_score=2),
+        bots=[BotSpec.parse("random"), BotSpec.parse("heuristic")] * 2,
+        games=3,
+        seed=10,
+        concurrency=2,
+        time_control=FAST,
+        record_dir=tmp_path,
+        gzip=True,
+    )
+    report = asyncio.run(run(config))
+    assert [o.seed for o in report.outcomes] == [10, 11, 12]
+    assert all(o.reason == "score" for o in report.outcomes)
+    assert len(report.bots) == 2 and {b.name for b in report.bots} == {"random", "heuristic"}
+    for outcome in report.outcomes:
+        with gzip.open(outcome.record, "rt") as file:
+            assert file.readline().startswith('{"type":"match"')
+        record = read_record(outcome.record)
+        assert record.complete
+        assert replay(config.rules, record.events).result.winners == outcome.winners
+    for bot in report.bots:  # stopped: nothing of its process group is left
+        assert bot.pid is not None and bot.process is None
+        with pytest.raises(ProcessLookupError):
+            os.killpg(bot.pid, 0)

@@ -1,0 +1,67 @@
+"""Record files: one flushed line per event; a cut or damaged file is read up to its last whole line."""
+
+from __future__ import annotations
+
+import gzip
+
+import pytest
+
+from referee.records import RecordWriter, read_record
+
+EVENTS = [{"type": "match", "format": "waraq.record.v1"}] + [
+    {"type": "decision", "round": 1, "seat": i % 4, "kind": "PLAY", "action": "AS"} for i in range(200)
+]
+
+
+@pytest.mark.parametrize("name", ["r.jsonl", "r.jsonl.gz"])
+def test_each_line_is_readable_as_soon_as_it_is_written(tmp_path, name):
+    writer = RecordWriter(tmp_path / name)
+    for event in EVENTS[:50]:
+        writer.write(event)
+    # The writer is still open, as during a match: what is flushed reads back whole.
+    record = read_record(tmp_path / name)
+    assert record.events == EVENTS[:50]
+    writer.close()
+
+
+def test_a_plain_record_cut_mid_line_keeps_every_whole_line(tmp_path):
+    path = tmp_path / "r.jsonl"
+    with RecordWriter(path) as writer:
+        for event in EVENTS:
+            writer.write(event)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) - 20])  # a kill in the middle of the last line
+    record = read_record(path)
+    assert record.events == EVENTS[:-1]
+    assert record.problem == f"line {len(EVENTS)} is cut short" and not record.complete
+
+
+def test_a_gzip_record_cut_short_keeps_what_was_flushed(tmp_path):
+    path = tmp_path / "r.jsonl.gz"
+    with RecordWriter(path) as writer:
+        for event in EVENTS:
+            writer.write(event)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) * 2 // 3])
+    record = read_record(path)
+    assert 0 < len(record.events) < len(EVENTS)
+    assert record.events == EVENTS[: len(record.events)]
+
+
+def test_a_line_that_is_not_json_stops_the_reading_there(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"type":"match"}\n{"type":"deal"\n{"type":"decision"}\n')
+    record = read_record(path)
+    assert len(record.events) == 1 and record.problem.startswith("line 2 is not JSON")
+
+
+def test_a_missing_file_is_a_problem_not_an_exception(tmp_path):
+    record = read_record(tmp_path / "none.jsonl")
+    assert record.events == [] and "cannot be read" in record.problem
+
+
+def test_gzip_records_are_real_gzip(tmp_path):
+    path = tmp_path / "r.jsonl.gz"
+    with RecordWriter(path) as writer:
+        writer.write(EVENTS[0])
+    assert gzip.decompress(path.read_bytes()).decode() == '{"type":"match","format":"waraq.record.v1"}\n'

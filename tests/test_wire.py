@@ -1,0 +1,56 @@
+"""The protocol boundary: a view survives the wire unchanged, and bad replies are named."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from waraq.v1 import bot_pb2 as pb
+
+from referee import wire
+from referee.games.hokm import ActionError, new_match
+from referee.games.hokm_rules import PRESETS
+
+VARIANTS = [
+    PRESETS["classic"].replace(bam=True, max_redeals=2, void_rule="must_trump"),
+    PRESETS["three"].replace(max_redeals=1),
+    PRESETS["two"].replace(burn_visible=True, bam=True),
+    PRESETS["two"],
+]
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: f"{r.players}p")
+def test_every_view_of_a_match_comes_back_from_its_message_unchanged(rules):
+    rng = random.Random(3)
+    kinds = set()
+    for seed in range(4):
+        state = new_match(rules, seed)
+        while not state.is_over:
+            seat = state.to_act
+            view = state.view(seat)
+            request = wire.decision_request(7, view, match_id="m", deadline_ms=1, bank_ms=2)
+            # Through bytes, as a bot in another process receives it.
+            received = pb.DecisionRequest.FromString(request.SerializeToString())
+            assert wire.message_to_view(received) == view
+            action = rng.choice(view.legal)
+            assert wire.message_to_action(view.kind, wire.action_to_message(view.kind, action)) == action
+            kinds.add(view.kind)
+            state.apply(action)
+    assert {"TRUMP", "PLAY"} <= kinds
+
+
+@pytest.mark.parametrize(
+    "kind, action, problem",
+    [
+        ("PLAY", pb.Action(suit="S"), "needs Action.card, the reply set 'suit'"),
+        ("PLAY", pb.Action(), "needs Action.card, the reply set no action"),
+        ("PLAY", pb.Action(card="11X"), "'11X' is not a card"),
+        ("TRUMP", pb.Action(suit="X"), "'X' is not a suit"),
+        ("DISCARD", pb.Action(discard=pb.Cards(cards=["2S"])), "not a list of two cards"),
+        ("DRAW", pb.Action(draw="take"), "neither 'keep' nor 'pass'"),
+        ("BAM", pb.Action(card="AS"), "needs Action.answer"),
+    ],
+)
+def test_a_malformed_action_says_what_is_wrong(kind, action, problem):
+    with pytest.raises(ActionError, match=problem):
+        wire.message_to_action(kind, action)
