@@ -16,7 +16,7 @@ from typing import Any
 
 from waraq.v1 import bot_pb2 as pb
 
-from referee.games.hokm import GAME, IllegalAction, new_match
+from referee.games.hokm import GAME, IllegalAction, action_to_json, new_match
 from referee.games.hokm_rules import HokmRules
 from referee.records import FORMAT, RecordWriter
 from referee.seats import Answer, Fault, FaultKind, Question, Seat
@@ -115,12 +115,15 @@ class _Run:
         config, rules, state = self.config, self.config.rules, self.state
         self.write(self.header())
         self.write_engine_events()
+        failed = []
         for seat, bot in enumerate(self.seats):
             try:
                 await bot.open(self.match_start(seat))
             except Fault as fault:
                 self.fault(seat, fault)
-                return self.forfeit([seat])
+                failed.append(seat)
+        if failed:
+            return self.forfeit(failed)
         seq = [0] * rules.players
         while state.result is None:
             seat = state.to_act
@@ -159,6 +162,7 @@ class _Run:
         if over > 0:
             self.bank_ms[seat] -= over
             if self.bank_ms[seat] < 0:
+                self.bank_ms[seat] = 0.0  # spent: from now on only the deadline counts
                 raise Fault(FaultKind.TIMEOUT, f"replied after {ms:.0f} ms and its time bank is spent")
 
     def fault(self, seat: int, fault: Fault, substituted: Any = None) -> None:
@@ -173,13 +177,11 @@ class _Run:
             "detail": fault.detail,
         }
         if substituted is not None:
-            from referee.games.hokm import action_to_json
-
             event["substituted"] = action_to_json(self.state.kind, substituted)
         self.write(event)
 
     def forfeit(self, faulty_seats: list[int]) -> MatchOutcome:
-        """The faulty side loses: every seat not on a faulty seat's side wins."""
+        """The faulty side loses: every seat not on a faulty seat's side wins (none, if all faulted)."""
         state = self.state
         losing = {state.team_of(s) for s in faulty_seats}
         winners = tuple(s for s in range(state.players) if state.team_of(s) not in losing)
