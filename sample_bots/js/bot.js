@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 'use strict';
 // A Waraq bot in JavaScript: a gRPC server for waraq.v1.Bot
-// (protocol/waraq/v1/bot.proto) and the standard health service.
+// (protocol/waraq/v1/bot.proto), the standard health service and server
+// reflection (so grpcurl can list and call it).
 //
 //   node sample_bots/js/bot.js --port 50051
 //
@@ -12,6 +13,7 @@ const { parseArgs } = require('node:util');
 const { performance } = require('node:perf_hooks');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
+const { ReflectionService } = require('@grpc/reflection');
 const { decide } = require('./hokm');
 
 const NAME = 'js-sample';
@@ -27,8 +29,12 @@ const HEALTH_PROTO = path.join(__dirname, 'health.proto');
 // every field present, and `body` / `action` naming the oneof member set.
 const LOAD_OPTIONS = { keepCase: true, longs: String, enums: String, defaults: true, arrays: true, oneofs: true };
 
+function definition(file) {
+  return protoLoader.loadSync(file, LOAD_OPTIONS);
+}
+
 function load(file) {
-  return grpc.loadPackageDefinition(protoLoader.loadSync(file, LOAD_OPTIONS));
+  return grpc.loadPackageDefinition(definition(file));
 }
 
 // -- waraq.v1.Bot ------------------------------------------------------------
@@ -115,6 +121,7 @@ function main() {
   const server = new grpc.Server();
   server.addService(load(BOT_PROTO).waraq.v1.Bot.service, { Hello: hello, Play: play });
   server.addService(load(HEALTH_PROTO).grpc.health.v1.Health.service, { Check: healthCheck, Watch: healthWatch });
+  new ReflectionService(definition(BOT_PROTO)).addToServer(server);
 
   const address = `${values.host}:${values.port}`;
   server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, port) => {
