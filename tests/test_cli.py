@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 from referee.games.hokm_rules import PRESETS
 from referee.inprocess import play_match
@@ -55,3 +57,27 @@ def test_rules_prints_every_key_and_the_hash():
     assert PRESETS["two"].rules_hash in run.stdout
     for key in PRESETS["two"].to_dict():
         assert f'"{key}"' in run.stdout
+
+
+def test_match_plays_over_grpc_and_says_where_the_records_are(tmp_path):
+    run = subprocess.run(
+        [str(Path(sys.executable).with_name("waraq")), "match", "--bots", "random", "--rules", "short",
+         "--games", "3", "--concurrency", "2", "--record", str(tmp_path)],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "100"},
+    )
+    assert run.returncode == 0, run.stderr
+    assert "3 match(es): 3 by score" in run.stdout
+    assert f"records in {tmp_path}/" in run.stdout
+    assert sorted(p.name for p in tmp_path.glob("*.jsonl")) == ["hokm-1.jsonl", "hokm-2.jsonl", "hokm-3.jsonl"]
+
+
+def test_match_with_a_bot_that_cannot_start_reports_it_and_forfeits(tmp_path):
+    run = subprocess.run(
+        [str(Path(sys.executable).with_name("waraq")), "match", "--bots", "false {port}", "random",
+         "--rules", "short", "--games", "2", "--record", str(tmp_path), "--startup-ms", "5000"],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "200"},
+    )
+    assert run.returncode == 0, run.stderr
+    assert "bot false {port} failed to start" in run.stdout
+    assert "2 match(es): 2 by forfeit" in run.stdout
+    assert run.stdout.count(": STARTUP: ") >= 2  # each match names the fault
