@@ -184,7 +184,7 @@ def _match(console: Console, args: argparse.Namespace) -> int:
     for endpoint in report.bots:
         if endpoint.failure is not None:
             console.print(f"[red]bot {endpoint.spec} failed to start:[/red] {endpoint.failure.detail}", soft_wrap=True)
-    console.print(_results_table(rules, report.outcomes))
+    console.print(_results_table(rules, report.outcomes, [str(spec) for spec in per_seat]))
     faults = [(o, f) for o in report.outcomes for f in o.faults]
     for outcome, fault in faults:
         console.print(
@@ -196,7 +196,7 @@ def _match(console: Console, args: argparse.Namespace) -> int:
     return 0
 
 
-def _results_table(rules: HokmRules, outcomes: list[MatchOutcome]) -> Table:
+def _results_table(rules: HokmRules, outcomes: list[MatchOutcome], bots: list[str]) -> Table:
     """Wins and points per side, and how the matches ended."""
     wins: Counter[int] = Counter()
     points = [0] * rules.teams
@@ -207,10 +207,14 @@ def _results_table(rules: HokmRules, outcomes: list[MatchOutcome]) -> Table:
         for side, score in enumerate(outcome.score):
             points[side] += score
     table = Table(title=f"{len(outcomes)} match(es): " + ", ".join(f"{n} by {r}" for r, n in sorted(reasons.items())))
-    for name in ("side", "wins", "points"):
-        table.add_column(name, justify="left" if name == "side" else "right")
+    for name in ("side", "bots", "wins", "points"):
+        table.add_column(name, justify="right" if name in ("wins", "points") else "left")
     for side in range(rules.teams):
-        table.add_row(f"seat{'s' if rules.players == 4 else ''} {_side_name(rules, side)}", str(wins[side]), str(points[side]))
+        seats = range(side, rules.players, rules.teams)
+        names = " + ".join(dict.fromkeys(bots[s] for s in seats))
+        table.add_row(
+            f"seat{'s' if rules.players == 4 else ''} {_side_name(rules, side)}", names, str(wins[side]), str(points[side])
+        )
     return table
 
 
