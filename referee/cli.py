@@ -14,6 +14,7 @@ import asyncio
 import sys
 from collections import Counter
 from collections.abc import Sequence
+from importlib.metadata import entry_points
 from pathlib import Path
 
 from rich.console import Console
@@ -71,9 +72,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     serve.add_argument("--port", type=int, default=0, help="TCP port on 127.0.0.1 (0: any free port)")
     serve.add_argument("--unix", help="listen on this Unix socket path instead")
 
+    # Commands from other packages (the ladder) plug in through an entry point, so that
+    # nothing in referee/ imports them: data flows ladder -> referee, never back.
+    for plugin in entry_points(group="waraq.commands"):
+        plugin.load()(commands)
+
     args = parser.parse_args(argv)
     console = Console()
     try:
+        if hasattr(args, "run_command"):  # a plugin's command: it parses, works and prints itself
+            return args.run_command(args, console)
         if args.command == "play":
             return _play(console, load_rules(args.rules), args.seed, args.tricks)
         if args.command == "match":
