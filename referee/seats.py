@@ -88,6 +88,9 @@ class RemoteSeat:
         self.version = version
         self._call: Any = None
         self._dead: Fault | None = None
+        # Questions settled by a fault on a stale reply (an extra reply to an earlier question):
+        # their own reply may still come, and must not be read as the answer to a later question.
+        self._unread: set[int] = set()
 
     async def open(self, start: pb.MatchStart) -> None:
         try:
@@ -108,7 +111,9 @@ class RemoteSeat:
         )
         try:
             await self._call.write(pb.RefereeMessage(decision=request))
-            message = await asyncio.wait_for(self._call.read(), question.timeout_s)
+            # A deadline on this task, not wait_for's extra task per decision: cheaper.
+            async with asyncio.timeout(question.timeout_s):
+                message = await self._read()
         except TimeoutError:
             raise self._die(
                 FaultKind.TIMEOUT, f"no reply within {question.timeout_s * 1000:.0f} ms (deadline + bank)"
@@ -117,7 +122,19 @@ class RemoteSeat:
             raise self._die(FaultKind.CRASH, f"the stream broke: {_rpc(error)}") from None
         if message is grpc.aio.EOF:
             raise self._die(FaultKind.CRASH, "the bot closed the stream before replying")
+        if message.WhichOneof("body") == "reply" and message.reply.seq < question.seq:
+            self._unread.add(question.seq)
         return _answer(question, question.view.kind, message)
+
+    async def _read(self) -> Any:
+        """The next message from the bot, past late replies to questions already settled."""
+        while True:
+            message = await self._call.read()
+            if message is grpc.aio.EOF or message.WhichOneof("body") != "reply":
+                return message
+            if message.reply.seq not in self._unread:
+                return message
+            self._unread.discard(message.reply.seq)
 
     async def finish(self, end: pb.MatchEnd | None) -> None:
         """Tell the end (best effort) and close our side; a dead seat is only cancelled."""

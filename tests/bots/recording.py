@@ -1,0 +1,66 @@
+"""A gRPC bot that keeps every message the referee sends it, for information-hiding tests.
+
+Run it in the test's event loop with ``sample_bots.server.start_server`` (a
+real server on port 0). It plays at random, seeded from the match id and seat
+like the random bot, except that it always asks for a redeal and always calls
+bam when it may: so those decisions, and what they show, happen often.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+from typing import Any
+
+from waraq.v1 import bot_pb2 as pb
+from waraq.v1 import bot_pb2_grpc
+
+from referee import wire
+from referee.games.hokm import BAM, REDEAL, HokmView
+
+
+class EagerPlayer:
+    """Random, but says yes to every redeal and every bam offered."""
+
+    def __init__(self, seed: int | str) -> None:
+        self._rng = random.Random(seed)
+
+    def __call__(self, view: HokmView) -> Any:
+        if view.kind in (REDEAL, BAM):
+            return True
+        return self._rng.choice(view.legal)
+
+
+def eager_player(match_id: str, seat: int) -> EagerPlayer:
+    return EagerPlayer(f"{match_id}/{seat}")
+
+
+class RecordingBot(bot_pb2_grpc.BotServicer):
+    """Serves any number of seats; ``streams`` holds each ``Play`` stream's messages, in order."""
+
+    def __init__(self) -> None:
+        self.streams: list[list[pb.RefereeMessage]] = []
+
+    async def Hello(self, request: pb.HelloRequest, context: Any) -> pb.HelloReply:
+        return pb.HelloReply(
+            name="recording",
+            version="test",
+            author="tests/bots",
+            games=[pb.GameSupport(game="hokm", players=[2, 3, 4])],
+            protocol_version=wire.PROTOCOL_VERSION,
+        )
+
+    async def Play(self, requests: AsyncIterator[pb.RefereeMessage], context: Any) -> AsyncIterator[pb.BotMessage]:
+        received: list[pb.RefereeMessage] = []
+        self.streams.append(received)
+        player = None
+        async for message in requests:
+            received.append(message)
+            body = message.WhichOneof("body")
+            if body == "start":
+                player = eager_player(message.start.match_id, message.start.seat)
+            elif body == "decision" and player is not None:
+                request = message.decision
+                kind = wire.kind_of(request)
+                action = player(wire.message_to_view(request))
+                yield pb.BotMessage(reply=pb.DecisionReply(seq=request.seq, action=wire.action_to_message(kind, action)))
