@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -61,6 +62,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     match.add_argument("--concurrency", type=int, default=1, help="matches played at once (default 1)")
     match.add_argument("--policy", choices=POLICIES, default="forfeit", help="what a fault costs (default forfeit)")
     match.add_argument("--max-faults", type=int, default=3, help="substitute: faults that still forfeit (default 3)")
+    match.add_argument(
+        "--deal-key",
+        default=os.environ.get("WARAQ_DEAL_KEY", ""),
+        help="a secret mixed into every shuffle, so bots cannot rebuild the deals from the seed "
+        "(default: $WARAQ_DEAL_KEY, else none)",
+    )
     match.add_argument("--decision-ms", type=float, default=TimeControl.decision_ms, help="per-decision deadline")
     match.add_argument("--bank-ms", type=float, default=TimeControl.bank_ms, help="per-match time bank")
     match.add_argument("--startup-ms", type=float, default=TimeControl.startup_ms, help="start-up deadline")
@@ -177,6 +184,7 @@ def _match(console: Console, args: argparse.Namespace) -> int:
         time_control=TimeControl(args.decision_ms, args.bank_ms, args.startup_ms),
         record_dir=args.record,
         gzip=args.gzip,
+        deal_key=args.deal_key,
     )
     console.print(
         f"Hokm, {rules.players} players ({args.rules}), {args.games} match(es) from seed {args.seed}, "

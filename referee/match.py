@@ -42,10 +42,17 @@ class TimeControl:
 class MatchConfig:
     rules: HokmRules
     seed: int
-    match_id: str
+    match_id: str  # sent to the bots: must not reveal the seed (see referee.runner.match_id)
     time_control: TimeControl = TimeControl()
     policy: str = "forfeit"
     max_faults: int = 3  # substitute: a seat's faults that forfeit the match
+    # A secret mixed into every shuffle. Without it the decks follow from the seed alone,
+    # and a bot could find a small seed by trying seeds against its own hand.
+    deal_key: str = ""
+
+    @property
+    def dealing_seed(self) -> int | str:
+        return f"{self.deal_key}/{self.seed}" if self.deal_key else self.seed
 
     def __post_init__(self) -> None:
         if self.policy not in POLICIES:
@@ -90,12 +97,12 @@ class _Run:
         self.config = config
         self.seats = seats
         self.record = record
-        self.state = new_match(config.rules, config.seed)
+        self.state = new_match(config.rules, config.dealing_seed)
         self.written = 0
         self.faults: list[FaultRecord] = []
         self.fault_count = [0] * config.rules.players
         self.bank_ms = [config.time_control.bank_ms] * config.rules.players
-        self.substitutes = random.Random(f"waraq/{config.seed}/substitute")
+        self.substitutes = random.Random(f"waraq/{config.dealing_seed}/substitute")
         self.end: pb.MatchEnd | None = None
 
     def write(self, event: dict[str, Any]) -> None:
@@ -223,6 +230,7 @@ class _Run:
             "rules": config.rules.to_dict(),
             "rules_hash": config.rules.rules_hash,
             "seed": config.seed,
+            "deal_key": bool(config.deal_key),  # whether a secret key was mixed in (never the key)
             "seats": [{"seat": i, "bot": s.bot, "version": s.version} for i, s in enumerate(self.seats)],
             "time_control": asdict(config.time_control),
             "policy": config.policy,

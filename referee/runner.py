@@ -3,12 +3,14 @@
 Each distinct bot is made ready once and serves all its seats in every
 match; matches run concurrently up to ``concurrency``. Match ``i`` of a run
 with seed ``S`` is played with seed ``S + i``, so any match can be played
-again alone. A referee bug in one match aborts that match only.
+again alone (with the same deal key). A referee bug in one match aborts that
+match only.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +34,7 @@ class RunConfig:
     time_control: TimeControl = TimeControl()
     record_dir: Path | None = None
     gzip: bool = False
+    deal_key: str = ""  # see MatchConfig.deal_key
 
     def __post_init__(self) -> None:
         if len(self.bots) != self.rules.players:
@@ -46,8 +49,18 @@ class RunReport:
     bots: list[Endpoint] = field(default_factory=list)
 
 
-def match_id(seed: int) -> str:
-    return f"hokm-{seed}"
+def match_id(seed: int, deal_key: str = "") -> str:
+    """The id the bots see: the same for the same seed and key, and not the seed.
+
+    Bots get it in every message (the sample bots seed their own choices
+    from it), so it must not hand them the seed, from which the decks follow.
+    With a deal key it cannot be traced back to the seed at all.
+    """
+    return "m-" + hashlib.sha256(f"waraq-match/{deal_key}/{seed}".encode()).hexdigest()[:16]
+
+
+def record_name(seed: int) -> str:
+    return f"hokm-{seed}.jsonl"
 
 
 async def run(config: RunConfig, on_outcome: Callable[[MatchOutcome], None] | None = None) -> RunReport:
@@ -76,11 +89,13 @@ async def run(config: RunConfig, on_outcome: Callable[[MatchOutcome], None] | No
 
 
 async def _one_match(config: RunConfig, seed: int, endpoints: Sequence[Endpoint]) -> MatchOutcome:
-    mid = match_id(seed)
+    mid = match_id(seed, config.deal_key)
     record = None
     if config.record_dir is not None:
-        record = RecordWriter(config.record_dir / f"{mid}.jsonl{'.gz' if config.gzip else ''}")
-    match = MatchConfig(config.rules, seed, mid, config.time_control, config.policy, config.max_faults)
+        record = RecordWriter(config.record_dir / (record_name(seed) + (".gz" if config.gzip else "")))
+    match = MatchConfig(
+        config.rules, seed, mid, config.time_control, config.policy, config.max_faults, config.deal_key
+    )
     try:
         return await run_match(match, [e.seat() for e in endpoints], record)
     except Exception as error:  # a referee bug: this match is aborted, the run goes on

@@ -21,7 +21,7 @@ from referee.games.hokm_rules import HokmRules
 from referee.inprocess import play_match
 from referee.match import TimeControl
 from referee.records import read_record
-from referee.runner import RunConfig, run
+from referee.runner import RunConfig, match_id, run
 from sample_bots.random_player import RandomPlayer
 
 TC = TimeControl(decision_ms=2_000, bank_ms=5_000, startup_ms=10_000)
@@ -60,7 +60,7 @@ def test_the_same_seed_gives_the_same_records_alone_or_two_at_a_time(rules, tmp_
     # wire (ordering, conversions) changes a decision.
     for name, events in first.items():
         seed = int(name.removeprefix("hokm-").removesuffix(".jsonl"))
-        players = [RandomPlayer(f"hokm-{seed}/{seat}") for seat in range(rules.players)]
+        players = [RandomPlayer(f"{match_id(seed)}/{seat}") for seat in range(rules.players)]
         assert events[1:] == play_match(rules, seed, players).events
 
 

@@ -32,7 +32,7 @@ from referee.games.hokm_rules import HokmRules
 from referee.inprocess import play_match
 from referee.match import TimeControl
 from referee.records import Record, read_record
-from referee.runner import RunConfig, RunReport, run
+from referee.runner import RunConfig, RunReport, match_id, run
 from sample_bots.random_player import RandomPlayer
 from sample_bots.server import PlayerBot, builtin_players, start_server
 
@@ -120,7 +120,7 @@ def engine_lines(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def clean_events(seed: int) -> list[dict[str, Any]]:
     """The match the random bots play when nobody misbehaves (seeded as the random bot seeds itself)."""
-    players = [RandomPlayer(f"hokm-{seed}/{seat}") for seat in range(RULES.players)]
+    players = [RandomPlayer(f"{match_id(seed)}/{seat}") for seat in range(RULES.players)]
     return play_match(RULES, seed, players).events
 
 
@@ -345,10 +345,10 @@ def test_faults_add_up_and_the_one_that_reaches_max_faults_forfeits(tmp_path):
 
 
 def test_a_timeout_in_one_match_leaves_the_runs_other_matches_as_if_nothing_happened(tmp_path):
-    # Three matches, two at a time, one bot process for all: it hangs in hokm-12 only. The other
-    # two must be exactly the matches the random bots play in-process; hokm-12 the same match up
+    # Three matches, two at a time, one bot process for all: it hangs in the match of seed 12 only. The other
+    # two must be exactly the matches the random bots play in-process; that one the same match up
     # to the fault.
-    bad = misbehaving(tmp_path, "slow", "--at", "3", "--matches", "hokm-12")
+    bad = misbehaving(tmp_path, "slow", "--at", "3", "--matches", match_id(12))
     report, records = play_run(tmp_path, bad, games=3, seed=11, concurrency=2)
     by_seed = {o.seed: (o, r) for o, r in zip(report.outcomes, records)}
     for seed in (11, 13):
