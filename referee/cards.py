@@ -17,7 +17,7 @@ RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 
 DECK = tuple(range(52))
 CARD_NAMES = tuple(rank + suit for suit in SUITS for rank in RANKS)
-_CARD_BY_NAME = {name: card for card, name in enumerate(CARD_NAMES)}
+CARD_BY_NAME = {name: card for card, name in enumerate(CARD_NAMES)}
 
 ACE = RANKS.index("A")
 JACK = RANKS.index("J")
@@ -42,7 +42,7 @@ def card_name(card: int) -> str:
 def parse_card(name: object) -> int:
     """``'10H'`` -> card. Accepts lower case; rejects anything else with the value quoted."""
     if isinstance(name, str):
-        card = _CARD_BY_NAME.get(name.strip().upper())
+        card = CARD_BY_NAME.get(name.strip().upper())
         if card is not None:
             return card
     raise CardError(

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import IO, Any
 
 FORMAT = "waraq.record.v1"
+# One encoder for every line: json.dumps with options builds a new one per call.
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
 class RecordWriter:
@@ -31,7 +33,7 @@ class RecordWriter:
             self._file = self.path.open("w", encoding="utf-8")
 
     def write(self, event: dict[str, Any]) -> None:
-        self._file.write(json.dumps(event, separators=(",", ":"), ensure_ascii=False) + "\n")
+        self._file.write(_encode(event) + "\n")
         self._file.flush()
 
     def close(self) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from waraq.v1 import bot_pb2 as pb
 
-from referee.cards import CARD_NAMES, SUITS, CardError, parse_card, parse_suit
+from referee.cards import CARD_BY_NAME, CARD_NAMES, SUITS, CardError, parse_card, parse_suit
 from referee.games import hokm
 from referee.games.hokm import (
     BAM,
@@ -144,31 +144,39 @@ def _rules(rules_json: str) -> HokmRules:
     return HokmRules.from_dict(json.loads(rules_json))
 
 
+def _cards(names: Any) -> tuple[int, ...]:
+    """Card names as the referee spells them -> cards; a bad name raises CardError naming it."""
+    try:
+        return tuple(map(CARD_BY_NAME.__getitem__, names))
+    except KeyError:  # not the canonical spelling: let parse_card accept it or say why not
+        return tuple(parse_card(name) for name in names)
+
+
 def message_to_view(request: pb.DecisionRequest) -> HokmView:
     """The bot's side: a request back to the view the engine made (for Python bots)."""
     m = request.hokm
-    rules = _rules(m.rules_json)
     kind = kind_of(request)
-    cards = [parse_card(c) for c in m.hand]
+    if kind is PLAY:  # the commonest question: its legal actions are cards
+        legal: tuple[Any, ...] = _cards([a.card for a in request.legal])
+    else:
+        legal = tuple(message_to_action(kind, a) for a in request.legal)
     return HokmView(
-        rules=rules,
+        rules=_rules(m.rules_json),
         seat=m.seat,
         round=m.round,
         hakem=m.hakem,
         trump=parse_suit(m.trump) if m.trump else None,
         kind=kind,
         to_act=m.to_act,
-        legal=tuple(message_to_action(kind, a) for a in request.legal),
-        hand=tuple(cards),
+        legal=legal,
+        hand=_cards(m.hand),
         hand_sizes=tuple(m.hand_sizes),
-        trick=tuple((p.seat, parse_card(p.card)) for p in m.trick),
-        tricks=tuple(
-            Trick(t.leader, tuple(parse_card(c) for c in t.cards), t.winner) for t in m.tricks
-        ),
+        trick=tuple(zip([p.seat for p in m.trick], _cards([p.card for p in m.trick]))),
+        tricks=tuple(Trick(t.leader, _cards(t.cards), t.winner) for t in m.tricks),
         tricks_won=tuple(m.tricks_won),
         scores=tuple(m.scores),
-        redeals=tuple((r.hakem, tuple(parse_card(c) for c in r.cards)) for r in m.redeals),
-        discarded=tuple(parse_card(c) for c in m.discarded),
+        redeals=tuple((r.hakem, _cards(r.cards)) for r in m.redeals),
+        discarded=_cards(m.discarded),
         draws=tuple(
             DrawStep(
                 parse_card(d.offered),
