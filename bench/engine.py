@@ -29,9 +29,9 @@ RULES = {4: PRESETS["classic"], 3: PRESETS["three"], 2: PRESETS["two"]}
 
 def engine_match(players: int, seed: int, rng: random.Random) -> None:
     state = new_match(RULES[players], seed)
-    choice = rng.choice
+    legal, apply, choice = state.legal_actions, state.apply, rng.choice  # bound once, as in the bare loop
     while state.result is None:
-        state.apply(choice(state.legal_actions()))
+        apply(choice(legal()))
 
 
 def _legal(hand: list[int], led: int) -> list[int]:
