@@ -20,7 +20,6 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
 import argparse  # noqa: E402
 import asyncio  # noqa: E402
-import signal  # noqa: E402
 from collections.abc import AsyncIterator  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -28,7 +27,7 @@ from waraq.v1 import bot_pb2 as pb  # noqa: E402
 from waraq.v1 import bot_pb2_grpc  # noqa: E402
 
 from referee import wire  # noqa: E402
-from sample_bots.server import start_server  # noqa: E402
+from sample_bots.server import serve_until_stopped  # noqa: E402
 
 
 class EchoBot(bot_pb2_grpc.BotServicer):
@@ -48,14 +47,7 @@ class EchoBot(bot_pb2_grpc.BotServicer):
 
 
 async def serve(address: str) -> None:
-    server, port = await start_server(EchoBot(), address)
-    print(f"echo bot serving waraq.v1.Bot on port {port}", flush=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop.set)
-    await stop.wait()
-    await server.stop(grace=1)
+    await serve_until_stopped(EchoBot(), address, "echo")
 
 
 def main() -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from waraq.v1 import bot_pb2 as pb
 
-from referee.cards import CARD_BY_NAME, CARD_NAMES, SUITS, CardError, parse_card, parse_suit
+from referee.cards import CARD_BY_NAME, CARD_NAMES, SUITS, parse_card, parse_suit
 from referee.games import hokm
 from referee.games.hokm import (
     BAM,
@@ -58,16 +58,8 @@ def message_to_action(kind: str, message: pb.Action) -> Any:
         got = f"'{field}'" if field else "no action"
         raise ActionError(f"a {kind} decision needs Action.{wanted}, the reply set {got}")
     value = getattr(message, field)
-    try:
-        if kind is PLAY:
-            return parse_card(value)
-        if kind is TRUMP:
-            return parse_suit(value)
-    except CardError as error:
-        raise ActionError(f"{kind}: {error}") from None
-    if kind is DISCARD:
-        return hokm.action_from_json(DISCARD, list(value.cards))
-    return hokm.action_from_json(kind, value)
+    # The message's fields spell actions as the record does: one parser for both.
+    return hokm.action_from_json(kind, list(value.cards) if kind is DISCARD else value)
 
 
 def view_to_message(view: HokmView) -> pb.HokmView:

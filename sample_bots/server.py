@@ -112,7 +112,12 @@ async def serve(name: str, address: str) -> None:
     players = builtin_players()
     if name not in players:
         raise SystemExit(f"no built-in bot {name!r}; built-in bots: {', '.join(players)}")
-    server, port = await start_server(PlayerBot(name, players[name]), address)
+    await serve_until_stopped(PlayerBot(name, players[name]), address, name)
+
+
+async def serve_until_stopped(servicer: bot_pb2_grpc.BotServicer, address: str, name: str) -> None:
+    """Serve ``servicer`` and say on which port, until SIGTERM or SIGINT."""
+    server, port = await start_server(servicer, address)
     print(f"{name} bot serving waraq.v1.Bot on port {port}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
