@@ -5,6 +5,9 @@
     waraq bot serve random|heuristic [--port N]
     waraq play [--rules classic|short|three|two|FILE.toml] [--seed S] [--tricks]
     waraq rules [classic|short|three|two|FILE.toml]
+    waraq replay RECORD [--seat N] [--round R [--trick T]] [--step | --json] [--plain]
+    waraq replay RECORD|DIR... --ask BOT [--seat N]
+    waraq replay --verify RECORD|DIR...
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from referee.games.hokm_rules import PRESETS, HokmRules, RulesError, load_rules
 from referee.bots import BUILTIN, BotSpec
 from referee.inprocess import play_match
 from referee.match import POLICIES, MatchOutcome, TimeControl
+from referee import replay_cli
 from referee.runner import RunConfig, run
 from sample_bots import server
 from sample_bots.random_player import RandomPlayer
@@ -78,6 +82,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     serve.add_argument("name", choices=BUILTIN)
     serve.add_argument("--port", type=int, default=0, help="TCP port on 127.0.0.1 (0: any free port)")
     serve.add_argument("--unix", help="listen on this Unix socket path instead")
+
+    replay_cli.register(commands)
 
     # Commands from other packages (the ladder) plug in through an entry point, so that
     # nothing in referee/ imports them: data flows ladder -> referee, never back.
