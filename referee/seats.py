@@ -96,7 +96,7 @@ class RemoteSeat:
         try:
             self._call = self._stub.Play()
             await self._call.write(pb.RefereeMessage(start=start))
-        except grpc.RpcError as error:
+        except (grpc.RpcError, grpc.aio.UsageError) as error:  # UsageError: the channel is closed
             raise self._die(FaultKind.CRASH, f"could not open the Play stream: {_rpc(error)}") from None
 
     async def ask(self, question: Question) -> Answer:
@@ -118,7 +118,7 @@ class RemoteSeat:
             raise self._die(
                 FaultKind.TIMEOUT, f"no reply within {question.timeout_s * 1000:.0f} ms (deadline + bank)"
             ) from None
-        except (grpc.RpcError, asyncio.InvalidStateError) as error:
+        except (grpc.RpcError, grpc.aio.UsageError, asyncio.InvalidStateError) as error:
             raise self._die(FaultKind.CRASH, f"the stream broke: {_rpc(error)}") from None
         if message is grpc.aio.EOF:
             raise self._die(FaultKind.CRASH, "the bot closed the stream before replying")
@@ -147,7 +147,7 @@ class RemoteSeat:
                     await call.write(pb.RefereeMessage(end=end))
                 await call.done_writing()
                 return
-            except (grpc.RpcError, asyncio.InvalidStateError):
+            except (grpc.RpcError, grpc.aio.UsageError, asyncio.InvalidStateError):
                 pass
         call.cancel()
 

@@ -15,7 +15,8 @@ from referee.games.hokm_rules import PRESETS, HokmRules
 from referee.match import MatchConfig, TimeControl, run_match
 from referee.records import RecordWriter, read_record
 from referee.runner import RunConfig, run
-from referee.seats import RemoteSeat
+from referee.seats import Fault, FaultKind, RemoteSeat
+from waraq.v1 import bot_pb2 as pb
 from sample_bots.server import PlayerBot, builtin_players, start_server
 
 FAST = TimeControl(decision_ms=5_000, bank_ms=30_000, startup_ms=30_000)
@@ -86,3 +87,16 @@ def test_the_runner_launches_each_bot_once_and_stops_it(tmp_path):
         assert bot.pid is not None and bot.process is None
         with pytest.raises(ProcessLookupError):
             os.killpg(bot.pid, 0)
+
+
+def test_a_seat_on_a_closed_channel_is_a_crash_fault_not_an_exception():
+    async def open_on_closed_channel():
+        channel = grpc.aio.insecure_channel("127.0.0.1:1")
+        await channel.close()
+        seat = RemoteSeat(channel, "gone", "")
+        with pytest.raises(Fault) as raised:
+            await seat.open(pb.MatchStart(match_id="m"))
+        return raised.value
+
+    fault = asyncio.run(open_on_closed_channel())
+    assert fault.kind == FaultKind.CRASH and "closed" in fault.detail
