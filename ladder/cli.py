@@ -1,0 +1,317 @@
+"""``waraq ladder``: parses options, calls the ladder's library functions, prints.
+
+    waraq ladder init DIR [--rules classic|three|two|FILE] [--seed S] [--no-duplicates] [--partners mixed|self]
+    waraq ladder add NAME SPEC [--no-check] [--same-entry]     (SPEC: random, heuristic, a command with {port}, host:port)
+    waraq ladder remove NAME
+    waraq ladder run [--matches N | --more N | --until-stable] [--concurrency K] [--confidence P] [--cap N]
+    waraq ladder show [--pairs] [--all]
+    waraq ladder export (--csv | --json) [--table standings|pairs|matches|ratings] [-o FILE]
+    waraq ladder reinstate NAME | rerate
+
+Every command but ``init`` works on the ladder in ``--dir`` (default: here).
+Registered through the ``waraq.commands`` entry point (referee/cli.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.live import Live
+
+from referee.games.hokm_rules import PRESETS, RulesError, load_rules
+
+from ladder import board, folder, ledger
+from ladder.config import PARTNERS, ConfigError
+from ladder.live import LiveView, duration
+from ladder.ratings import environment, neighbour_confidence, Rating
+from ladder.scheduler import RunState, run
+from ladder.store import Store, StoreError
+
+TABLES = ("standings", "pairs", "matches", "ratings")
+PROGRESS_EVERY_S = 15.0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "ladder",
+        help="a TrueSkill ladder of bots: init, add, run, show, export",
+        description="A TrueSkill ladder: a folder with ladder.toml (what is played), ladder.sqlite (results, ratings) and records/.",
+    )
+    commands = parser.add_subparsers(dest="ladder_command", required=True)
+    where = argparse.ArgumentParser(add_help=False)
+    where.add_argument("--dir", "-C", type=Path, default=Path("."), help="the ladder folder (default: .)")
+
+    init = commands.add_parser("init", help="make a ladder folder")
+    init.add_argument("folder", type=Path, metavar="DIR")
+    init.add_argument("--rules", default="classic", help=f"a preset ({', '.join(PRESETS)}) or a TOML file")
+    init.add_argument("--seed", type=int, help="the ladder's seed (default: a random one, written to ladder.toml)")
+    init.add_argument("--no-duplicates", action="store_true", help="play each deal once, not once per seating")
+    init.add_argument("--partners", choices=PARTNERS, default="mixed", help="4 players: who partners whom")
+
+    add = commands.add_parser("add", parents=[where], help="add a bot, or a new version of one")
+    add.add_argument("name", metavar="NAME")
+    add.add_argument("spec", metavar="SPEC", help="random, heuristic, a command with {port}, or host:port")
+    add.add_argument("--no-check", action="store_true", help="do not start it now (its identity is read at the first run)")
+    add.add_argument("--same-entry", action="store_true", help="a new version keeps the rating of the old one")
+
+    remove = commands.add_parser("remove", parents=[where], help="take a bot out (its results stay)")
+    remove.add_argument("name", metavar="NAME")
+
+    reinstate = commands.add_parser("reinstate", parents=[where], help="lift a bot's suspension")
+    reinstate.add_argument("name", metavar="NAME")
+
+    run_ = commands.add_parser("run", parents=[where], help="play matches; Ctrl-C and `run` again continues")
+    goal = run_.add_mutually_exclusive_group()
+    goal.add_argument("--matches", type=int, metavar="N", help="play until the ladder has N matches in all")
+    goal.add_argument("--more", type=int, metavar="N", help="play N matches more than it has")
+    goal.add_argument("--until-stable", action="store_true", help="play until the table is ordered (or the cap)")
+    run_.add_argument("--concurrency", type=int, metavar="K", help="matches at once (default: ladder.toml's)")
+    run_.add_argument("--confidence", type=float, help="--until-stable: the confidence (default: ladder.toml's)")
+    run_.add_argument("--cap", type=int, help="--until-stable: at most this many matches in all")
+    run_.add_argument("--quiet", action="store_true", help="no live view; only the summary")
+
+    show = commands.add_parser("show", parents=[where], help="the table; --pairs: head to head")
+    show.add_argument("--pairs", action="store_true", help="head-to-head win rates with 95 %% intervals")
+    show.add_argument("--all", action="store_true", help="also retired and removed bots")
+
+    export = commands.add_parser("export", parents=[where], help="the table, pairs, matches or ratings as CSV or JSON")
+    form = export.add_mutually_exclusive_group(required=True)
+    form.add_argument("--csv", action="store_true")
+    form.add_argument("--json", action="store_true")
+    export.add_argument("--table", choices=TABLES, default="standings", help="CSV: which table (JSON has all)")
+    export.add_argument("-o", "--output", type=Path, help="write here instead of to stdout")
+
+    commands.add_parser("rerate", parents=[where], help="rate every match again from the start ([trueskill] changed)")
+    parser.set_defaults(run_command=main)
+
+
+def main(args: argparse.Namespace, console: Console) -> int:
+    try:
+        return COMMANDS[args.ladder_command](args, console)
+    except (ConfigError, StoreError, RulesError) as error:
+        Console(stderr=True).print(f"[red]error:[/red] {error}", highlight=False, soft_wrap=True)
+        return 2
+
+
+def _init(args: argparse.Namespace, console: Console) -> int:
+    rules = load_rules(args.rules)
+    path = folder.init(
+        args.folder, rules, seed=args.seed, duplicate=not args.no_duplicates, partners=args.partners
+    )
+    console.print(
+        f"made ladder {path}: Hokm, {rules.players} players, to {rules.target_score}; "
+        f"{'duplicate deals' if not args.no_duplicates else 'no duplicate deals'}. "
+        f"Next: `waraq ladder add NAME SPEC -C {path}`, then `waraq ladder run -C {path}`",
+        highlight=False,
+        soft_wrap=True,
+    )
+    return 0
+
+
+def _add(args: argparse.Namespace, console: Console) -> int:
+    with folder.open_ladder(args.dir) as ladder:
+        added = folder.add(ladder, args.name, args.spec, check=not args.no_check, same_entry=args.same_entry)
+    console.print(added.message, highlight=False, soft_wrap=True)
+    return 0
+
+
+def _remove(args: argparse.Namespace, console: Console) -> int:
+    with folder.open_ladder(args.dir) as ladder:
+        console.print(folder.remove(ladder, args.name), highlight=False, soft_wrap=True)
+    return 0
+
+
+def _reinstate(args: argparse.Namespace, console: Console) -> int:
+    with folder.open_ladder(args.dir) as ladder:
+        console.print(folder.reinstate(ladder, args.name), highlight=False)
+    return 0
+
+
+def _target(args: argparse.Namespace, ladder: folder.Ladder) -> ledger.Target:
+    settings = ladder.config.run
+    confidence = args.confidence if args.confidence is not None else settings.confidence
+    if not 0.5 <= confidence < 1:
+        raise ConfigError(f"--confidence {confidence}: expected a number in [0.5, 1)")
+    for flag in ("matches", "more", "cap", "concurrency"):
+        value = getattr(args, flag)
+        if value is not None and value < 1:
+            raise ConfigError(f"--{flag} {value}: expected an integer >= 1")
+    store = ladder.store
+    if args.matches is not None:
+        return ledger.Target(args.matches)
+    if args.more is not None:
+        counts = store.count_by_status()
+        return ledger.Target(sum(counts.values()) - counts["cancelled"] + args.more)
+    if args.until_stable:
+        return ledger.Target(args.cap or settings.max_matches, True, confidence)
+    stored = store.meta("target")  # a bare `run` goes on toward the last run's goal
+    if stored is not None:
+        return ledger.Target.from_text(stored)
+    return ledger.Target(args.cap or settings.max_matches, True, confidence)
+
+
+def _run(args: argparse.Namespace, console: Console) -> int:
+    with folder.open_ladder(args.dir) as ladder:
+        target = _target(args, ladder)
+        with ladder.store.transaction():
+            ladder.store.set_meta("target", target.to_text())
+        concurrency = args.concurrency or ladder.config.run.concurrency
+        state = RunState(target, concurrency)
+        env = environment(ladder.config.trueskill)
+        bots = ", ".join(b.name for b in ladder.config.bots) or "none"
+        console.print(
+            f"ladder {ladder.folder}: {_goal(target)}, {concurrency} at once; bots: {bots}", highlight=False, soft_wrap=True
+        )
+        if args.quiet or not console.is_terminal:
+            asyncio.run(_with_progress_lines(None if args.quiet else console, ladder, state))
+        else:
+            # The view reads the table in rich's refresh thread: through a connection of its own.
+            view_store = Store.open(ladder.store.path, readonly=True, any_thread=True)
+            try:
+                with Live(LiveView(state, view_store, env), console=console, refresh_per_second=2, transient=True):
+                    asyncio.run(run(ladder.folder, ladder.config, ladder.store, state))
+            finally:
+                view_store.close()
+        return _summary(console, ladder, state, env)
+
+
+async def _with_progress_lines(console: Console | None, ladder: folder.Ladder, state: RunState) -> None:
+    """The run; without a terminal (a log file), a line of progress every 15 seconds instead of the live view."""
+    work = asyncio.ensure_future(run(ladder.folder, ladder.config, ladder.store, state))
+    while console is not None and not work.done():
+        await asyncio.wait([work], timeout=PROGRESS_EVERY_S)
+        if not work.done() and state.playing is not None:
+            console.print(
+                f"{state.before + state.played} matches ({state.played} this run), {state.rate():.2f} matches/s, "
+                f"{state.in_flight} in flight",
+                highlight=False,
+            )
+    await work
+
+
+def _goal(target: ledger.Target) -> str:
+    if target.until_stable:
+        return f"until every two neighbours are ordered at {target.confidence:.0%} (cap {target.matches} matches)"
+    return f"until {target.matches} matches"
+
+
+def _summary(console: Console, ladder: folder.Ladder, state: RunState, env: Any) -> int:
+    rows = board.standings(ladder.store, env)
+    console.print(board.StandingsTable(rows, title="Ladder"))
+    for line in board.suspensions(rows):
+        console.print(line, soft_wrap=True)
+    for note in state.notes:
+        console.print(note, style="yellow", highlight=False, soft_wrap=True)
+    counts = ladder.store.count_by_status()
+    console.print(
+        f"{state.played} matches played in {duration(state.elapsed)} "
+        f"({state.played / max(state.playing_for, 1e-9):.2f} a second once the bots were up); "
+        f"the ladder has {counts['rated'] + counts['unrated']} matches"
+        + (f", {counts['cancelled']} cancelled" if counts["cancelled"] else "")
+        + (f", {counts['planned'] + counts['done']} still to play" if counts["planned"] + counts["done"] else ""),
+        highlight=False,
+        soft_wrap=True,
+    )
+    finished = state.finished
+    if state.stopping or finished is None:
+        console.print("stopped before the goal: `waraq ladder run` continues where this run stopped", style="yellow")
+        return 130 if state.stopping else 1
+    if finished.reason == "stable":
+        console.print(f"[bold green]stable:[/bold green] {finished.detail}", highlight=False, soft_wrap=True)
+    elif finished.reason == "cap":
+        worst = min(
+            neighbour_confidence({i: Rating(r.mu, r.sigma) for i, r in enumerate(rows) if r.status == "active"}),
+            key=lambda t: t[2],
+            default=None,
+        )
+        least = f"; least certain: {rows[worst[0]].bot} above {rows[worst[1]].bot} at {worst[2]:.1%}" if worst else ""
+        console.print(
+            f"[bold yellow]not stable:[/bold yellow] {finished.detail}, before every two neighbours were ordered at "
+            f"{state.target.confidence:.0%}{least}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    elif finished.reason == "bots":
+        console.print(f"[red]stopped:[/red] {finished.detail}", highlight=False, soft_wrap=True)
+        return 1
+    else:
+        console.print(f"done: {finished.detail}", highlight=False)
+    return 0
+
+
+def _show(args: argparse.Namespace, console: Console) -> int:
+    with folder.open_ladder(args.dir, readonly=True) as ladder:
+        env = environment(ladder.config.trueskill)
+        rows = board.standings(ladder.store, env, everyone=args.all)
+        counts = ladder.store.count_by_status()
+        title = (
+            f"Ladder {ladder.folder}: {counts['rated'] + counts['unrated']} matches"
+            + (f", {counts['planned'] + counts['done']} planned" if counts["planned"] + counts["done"] else "")
+        )
+        console.print(board.StandingsTable(rows, title=title))
+        for line in board.suspensions(rows):
+            console.print(line, soft_wrap=True)
+        if args.pairs:
+            console.print(board.PairsTable(board.pairs(ladder.store, ladder.config.rules.players, everyone=args.all)))
+    return 0
+
+
+def _export(args: argparse.Namespace, console: Console) -> int:
+    with folder.open_ladder(args.dir, readonly=True) as ladder:
+        data = export_data(ladder)
+    if args.json:
+        text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    else:
+        text = board.to_csv(data[args.table])
+    if args.output is not None:
+        args.output.write_text(text, encoding="utf-8")
+        console.print(f"wrote {args.output}", highlight=False)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def export_data(ladder: folder.Ladder) -> dict[str, Any]:
+    store, config = ladder.store, ladder.config
+    env = environment(config.trueskill)
+    with store.snapshot():
+        entries = store.entries()
+        names = {e.id: e.name for e in entries}
+        matches = store.match_rows()
+        history = store.rating_history()
+    for row in matches:
+        row["bots"] = [names[b] for b in row["seats"]]
+    return {
+        "ladder": {"seed": config.seed, "rules": config.rules.to_dict(), "rules_hash": config.rules.rules_hash},
+        "standings": board.standings_rows(board.standings(store, env, everyone=True)),
+        "pairs": board.pair_rows(board.pairs(store, config.rules.players, everyone=True)),
+        "bots": [asdict(e) for e in entries],
+        "matches": matches,
+        "ratings": [{"match": m, "bot": names[b], "mu": mu, "sigma": s} for m, b, mu, s in history],
+    }
+
+
+def _rerate(args: argparse.Namespace, console: Console) -> int:
+    with folder.open_ladder(args.dir) as ladder:
+        count = ledger.rerate(ladder.store, ladder.config, environment(ladder.config.trueskill))
+    console.print(f"rated {count} matches again from the start with the [trueskill] settings of ladder.toml")
+    return 0
+
+
+COMMANDS = {
+    "init": _init,
+    "add": _add,
+    "remove": _remove,
+    "reinstate": _reinstate,
+    "run": _run,
+    "show": _show,
+    "export": _export,
+    "rerate": _rerate,
+}

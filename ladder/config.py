@@ -1,0 +1,408 @@
+"""``ladder.toml``: what a ladder plays and how. Read, validated, written back.
+
+A ladder is a folder::
+
+    ladder.toml      this file: game, rules, time control, faults, matchmaking, the bots
+    ladder.sqlite    every match planned and played, its result and the ratings (store.py)
+    records/         one match record per match (RECORDS.md)
+
+Every key is checked on reading, and a bad one is named with its table, its
+value and what is allowed: ``ladder.toml: [matchmaking] batch = 0: expected an
+integer >= 1``. The file is written with a comment on every key, so a person
+can edit it by hand.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from referee.bots import BotSpec
+from referee.games.hokm_rules import HokmRules, RulesError
+from referee.match import POLICIES, TimeControl
+
+CONFIG = "ladder.toml"
+DATABASE = "ladder.sqlite"
+RECORDS = "records"
+FORMAT = "waraq.ladder.v1"
+PARTNERS = ("mixed", "self")
+NEW_VERSION = ("new_entry", "same_entry")
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,39}$")
+
+
+class ConfigError(ValueError):
+    """A ladder folder or ``ladder.toml`` that cannot be used: the message says where and why."""
+
+
+# --- the settings ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Faults:
+    policy: str = "forfeit"
+    max_faults: int = 3
+    suspend_after: int = 3
+    start_attempts: int = 2
+
+
+@dataclass(frozen=True)
+class Matchmaking:
+    duplicate: bool = True
+    partners: str = "mixed"
+    batch: int = 16
+    candidates: int = 256
+    uncertainty_weight: float = 1.0
+    quality_weight: float = 1.0
+    balance_weight: float = 1.0
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    concurrency: int = 8
+    confidence: float = 0.95
+    max_matches: int = 2000
+    gzip: bool = False
+
+
+@dataclass(frozen=True)
+class TrueSkillSettings:
+    mu: float = 25.0
+    sigma: float = 25.0 / 3
+    beta: float = 25.0 / 6
+    tau: float = 25.0 / 300
+    draw_probability: float = 0.0
+
+
+@dataclass(frozen=True)
+class Bot:
+    """A bot as ladder.toml names it; its versions are entries in the database."""
+
+    name: str
+    spec: str
+    cwd: str = ""  # a command runs here, and its relative paths are read from here
+    on_new_version: str = "new_entry"
+
+    @property
+    def bot_spec(self) -> BotSpec:
+        return BotSpec.parse(self.spec)
+
+
+@dataclass(frozen=True)
+class LadderConfig:
+    seed: int
+    rules: HokmRules
+    time_control: TimeControl = TimeControl()
+    faults: Faults = Faults()
+    matchmaking: Matchmaking = Matchmaking()
+    run: RunSettings = RunSettings()
+    trueskill: TrueSkillSettings = TrueSkillSettings()
+    bots: tuple[Bot, ...] = field(default=())
+    game: str = "hokm"
+
+    def bot(self, name: str) -> Bot | None:
+        return next((b for b in self.bots if b.name == name), None)
+
+    def with_bot(self, bot: Bot) -> LadderConfig:
+        """This config with ``bot`` added, or replacing the bot of the same name in its place."""
+        if self.bot(bot.name) is None:
+            return replace(self, bots=(*self.bots, bot))
+        return replace(self, bots=tuple(bot if b.name == bot.name else b for b in self.bots))
+
+    def without_bot(self, name: str) -> LadderConfig:
+        return replace(self, bots=tuple(b for b in self.bots if b.name != name))
+
+
+# --- checking values -------------------------------------------------------------------------
+
+Check = Callable[[Any], Any]
+
+
+class _Bad(ValueError):
+    pass
+
+
+def _integer(minimum: int) -> Check:
+    def check(value: Any) -> int:
+        if type(value) is int and value >= minimum:
+            return value
+        raise _Bad(f"expected an integer >= {minimum}")
+
+    return check
+
+
+def _number(low: float, high: float, *, open_low: bool = False, open_high: bool = False) -> Check:
+    def check(value: Any) -> float:
+        if type(value) in (int, float) and math.isfinite(value):
+            above = value > low if open_low else value >= low
+            below = value < high if open_high else value <= high
+            if above and below:
+                return float(value)
+        if high == INF:
+            raise _Bad(f"expected a number {'>' if open_low else '>='} {_show(low)}" if low > -INF else "expected a number")
+        left, right = "(" if open_low else "[", ")" if open_high else "]"
+        raise _Bad(f"expected a number in {left}{_show(low)}, {_show(high)}{right}")
+
+    return check
+
+
+def _choice(*allowed: Any) -> Check:
+    def check(value: Any) -> Any:
+        if any(type(value) is type(a) and value == a for a in allowed):
+            return value
+        raise _Bad("expected one of " + ", ".join(_show(a) for a in allowed))
+
+    return check
+
+
+def _boolean(value: Any) -> bool:
+    if type(value) is bool:
+        return value
+    raise _Bad("expected true or false")
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    raise _Bad("expected a string")
+
+
+def _bot_name(value: Any) -> str:
+    if isinstance(value, str) and NAME.match(value):
+        return value
+    raise _Bad("expected a name of 1 to 40 letters, digits and _ . + - (starting with a letter or digit)")
+
+
+def _bot_spec(value: Any) -> str:
+    if not isinstance(value, str):
+        raise _Bad("expected a string")
+    try:
+        BotSpec.parse(value)
+    except ValueError as error:
+        raise _Bad(str(error)) from None
+    return value.strip()
+
+
+INF = math.inf
+# Each table: key -> (check, comment written above it). Defaults come from the dataclasses.
+TABLES: dict[str, tuple[type, dict[str, tuple[Check, str]]]] = {
+    "time_control": (
+        TimeControl,
+        {
+            "decision_ms": (_number(0, INF, open_low=True), "each decision's deadline"),
+            "bank_ms": (_number(0, INF, open_low=True), "a seat's time bank for the match, spent past deadlines"),
+            "startup_ms": (_number(0, INF, open_low=True), "time a bot has to start and answer Hello"),
+        },
+    ),
+    "faults": (
+        Faults,
+        {
+            "policy": (_choice(*POLICIES), "forfeit: a fault loses the match for the faulty side; substitute: a random legal action is played instead"),
+            "max_faults": (_integer(1), "substitute: a seat's faults in one match that still forfeit it"),
+            "suspend_after": (_integer(1), "matches with a CRASH or STARTUP fault that suspend a bot"),
+            "start_attempts": (_integer(1), "tries to start a bot before it is suspended"),
+        },
+    ),
+    "matchmaking": (
+        Matchmaking,
+        {
+            "duplicate": (_boolean, "play each deal once per seating, the sides swapped (same decks, same first hakem seat)"),
+            "partners": (_choice(*PARTNERS), "4 players: mixed = a bot partners other bots (rates each bot); self = a bot partners itself"),
+            "batch": (_integer(1), "matches planned at once; a batch is planned from the ratings two batches back"),
+            "candidates": (_integer(1), "seatings weighed for each match when there are more than this many"),
+            "uncertainty_weight": (_number(0, INF), "preference for bots with uncertain ratings (high sigma)"),
+            "quality_weight": (_number(0, INF), "preference for close matches (trueskill's match quality)"),
+            "balance_weight": (_number(0, INF), "preference for even seats, partners and match counts"),
+        },
+    ),
+    "run": (
+        RunSettings,
+        {
+            "concurrency": (_integer(1), "matches played at once"),
+            "confidence": (_number(0.5, 1, open_high=True), "--until-stable: P(each bot ranks above the next) to reach"),
+            "max_matches": (_integer(1), "--until-stable: stop at this many matches in all if not stable"),
+            "gzip": (_boolean, "write records as .jsonl.gz"),
+        },
+    ),
+    "trueskill": (
+        TrueSkillSettings,
+        {
+            "mu": (_number(-INF, INF), "a new bot's rating"),
+            "sigma": (_number(0, INF, open_low=True), "a new bot's uncertainty"),
+            "beta": (_number(0, INF, open_low=True), "the spread of one match's performance"),
+            "tau": (_number(0, INF), "uncertainty added before each match (skill may drift)"),
+            "draw_probability": (_number(0, 1, open_high=True), "a Hokm match has a winner: 0"),
+        },
+    ),
+}
+BOT_KEYS: dict[str, tuple[Check, str]] = {
+    "name": (_bot_name, ""),
+    "spec": (_bot_spec, ""),
+    "cwd": (_text, ""),
+    "on_new_version": (_choice(*NEW_VERSION), ""),
+}
+TOP_KEYS = {"format", "game", "seed", "rules", "bots", *TABLES}
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+def load(folder: str | Path) -> LadderConfig:
+    """The ladder.toml of ``folder``, every key checked."""
+    path = Path(folder) / CONFIG
+    try:
+        with path.open("rb") as file:
+            raw = tomllib.load(file)
+    except FileNotFoundError:
+        raise ConfigError(
+            f"{path} does not exist: {Path(folder)} is not a ladder (make one with `waraq ladder init {folder}`)"
+        ) from None
+    except OSError as error:
+        raise ConfigError(f"{path} cannot be read: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path} is not valid TOML: {error}") from None
+    return parse(raw, where=str(path))
+
+
+def parse(raw: Mapping[str, Any], where: str = CONFIG) -> LadderConfig:
+    """A config from the mapping of a ladder.toml; errors start with ``where``."""
+    for key in raw:
+        if key not in TOP_KEYS:
+            raise ConfigError(f"{where}: {_unknown(key, TOP_KEYS, 'key')}")
+    if raw.get("format", FORMAT) != FORMAT:
+        raise ConfigError(f"{where}: format = {_show(raw['format'])}: this Waraq reads {FORMAT!r}")
+    if raw.get("game", "hokm") != "hokm":
+        raise ConfigError(f"{where}: game = {_show(raw['game'])}: expected \"hokm\" (the only game ladders play yet)")
+    if "seed" not in raw:
+        raise ConfigError(f"{where}: seed is missing: the ladder's seed (an integer) picks its deals and matches")
+    seed = _checked(where, "", "seed", raw["seed"], _integer(0))
+    rules_raw = raw.get("rules", {})
+    if not isinstance(rules_raw, dict):
+        raise ConfigError(f"{where}: rules = {_show(rules_raw)}: expected a table [rules] of rule keys")
+    try:
+        rules = HokmRules.from_dict(rules_raw)
+    except RulesError as error:
+        raise ConfigError(f"{where}: [rules] {error}") from None
+    tables = {name: _table(where, name, raw.get(name, {})) for name in TABLES}
+    config = LadderConfig(seed=seed, rules=rules, bots=_bots(where, raw.get("bots", [])), **tables)
+    if config.matchmaking.partners == "self" and rules.players != 4:
+        raise ConfigError(
+            f"{where}: [matchmaking] partners = \"self\" needs 4 players (teams); these rules have {rules.players}"
+        )
+    return config
+
+
+def _table(where: str, name: str, raw: Any) -> Any:
+    kind, keys = TABLES[name]
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: {name} = {_show(raw)}: expected a table [{name}]")
+    values = {}
+    for key, value in raw.items():
+        if key not in keys:
+            raise ConfigError(f"{where}: [{name}] {_unknown(key, keys, 'key')}")
+        values[key] = _checked(where, f"[{name}] ", key, value, keys[key][0])
+    return kind(**values)
+
+
+def _bots(where: str, raw: Any) -> tuple[Bot, ...]:
+    if not isinstance(raw, list):
+        raise ConfigError(f"{where}: bots = {_show(raw)}: expected [[bots]] tables")
+    bots: list[Bot] = []
+    for number, entry in enumerate(raw, start=1):
+        label = f"[[bots]] number {number}"
+        if not isinstance(entry, dict):
+            raise ConfigError(f"{where}: {label} is not a table")
+        for key in entry:
+            if key not in BOT_KEYS:
+                raise ConfigError(f"{where}: {label}: {_unknown(key, BOT_KEYS, 'key')}")
+        for key in ("name", "spec"):
+            if key not in entry:
+                raise ConfigError(f"{where}: {label} has no {key}")
+        values = {k: _checked(where, f"{label}: ", k, v, BOT_KEYS[k][0]) for k, v in entry.items()}
+        if any(b.name == values["name"] for b in bots):
+            raise ConfigError(f"{where}: {label}: name = {_show(values['name'])} is used by an earlier bot")
+        bots.append(Bot(**values))
+    return tuple(bots)
+
+
+def check_bot(where: str, name: Any, spec: Any) -> tuple[str, str]:
+    """A bot's name and spec as ``waraq ladder add`` takes them, checked like [[bots]] keys."""
+    return (
+        _checked(where, "bot ", "name", name, BOT_KEYS["name"][0]),
+        _checked(where, "bot ", "spec", spec, BOT_KEYS["spec"][0]),
+    )
+
+
+def _checked(where: str, prefix: str, key: str, value: Any, check: Check) -> Any:
+    try:
+        return check(value)
+    except _Bad as error:
+        raise ConfigError(f"{where}: {prefix}{key} = {_show(value)}: {error}") from None
+
+
+def _unknown(key: str, valid: Any, what: str) -> str:
+    close = difflib.get_close_matches(str(key), list(valid), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"unknown {what} {key!r}{hint}; valid: {', '.join(sorted(valid))}"
+
+
+# --- writing ---------------------------------------------------------------------------------
+
+
+def save(folder: str | Path, config: LadderConfig) -> Path:
+    """Write ``config`` as ladder.toml in ``folder`` (atomically: a reader never sees half a file)."""
+    path = Path(folder) / CONFIG
+    text = dumps(config)
+    parse(tomllib.loads(text), where="the ladder.toml about to be written")  # never write what cannot be read
+    partial = path.with_suffix(".toml.partial")
+    partial.write_text(text, encoding="utf-8")
+    partial.replace(path)
+    return path
+
+
+def dumps(config: LadderConfig) -> str:
+    lines = [
+        "# A Waraq ladder. `waraq ladder run` plays it; `waraq ladder show` shows the table.",
+        "# Bots: `waraq ladder add NAME SPEC` and `waraq ladder remove NAME` (or edit [[bots]] below).",
+        f"format = {_show(FORMAT)}",
+        f"game = {_show(config.game)}",
+        f"seed = {config.seed}  # picks the deals and the matchmaking's choices",
+        "",
+        "[rules]  # every rule key of RULES.md; changing them after matches were played is refused",
+    ]
+    lines += [f"{key} = {_show(value)}" for key, value in config.rules.to_dict().items()]
+    for name, (_, keys) in TABLES.items():
+        lines += ["", f"[{name}]"]
+        values = asdict(getattr(config, name))
+        for key, (_, comment) in keys.items():
+            lines.append(f"{key} = {_show(values[key])}  # {comment}")
+    for bot in config.bots:
+        lines += ["", "[[bots]]"]
+        for item in fields(Bot):
+            value = getattr(bot, item.name)
+            if value != item.default or item.name in ("name", "spec"):
+                lines.append(f"{item.name} = {_show(value)}")
+    return "\n".join(lines) + "\n"
+
+
+def _show(value: Any) -> str:
+    """A value in TOML spelling (also how error messages quote values)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+        return f'"{escaped}"'
+    if isinstance(value, float):
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_show(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {_show(v)}" for k, v in value.items()) + "}"
+    return str(value)

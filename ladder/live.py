@@ -1,0 +1,77 @@
+"""The live view of a run: progress, matches a second, the top of the table, faults and notes.
+
+A rich renderable read afresh at each refresh of ``rich.live.Live`` (the
+scheduler only updates a :class:`~ladder.scheduler.RunState`; the table is read
+from the database, so what is shown is what is committed). Rich refreshes from
+a thread of its own: give the view a store opened for it (``any_thread``).
+"""
+
+from __future__ import annotations
+
+import time
+
+import trueskill
+from rich.console import Group, RenderableType
+from rich.progress_bar import ProgressBar
+from rich.table import Table
+from rich.text import Text
+
+from ladder import board
+from ladder.scheduler import RunState
+from ladder.store import Store
+
+
+def duration(seconds: float) -> str:
+    seconds = int(seconds)
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
+
+
+class LiveView:
+    def __init__(self, state: RunState, store: Store, env: trueskill.TrueSkill, *, top: int = 8) -> None:
+        self.state = state
+        self.store = store
+        self.env = env
+        self.top = top
+        self._rows: list[board.Standing] = []
+        self._read = 0.0
+
+    def rows(self) -> list[board.Standing]:
+        if time.monotonic() - self._read > 0.9:  # the table at most about once a second
+            self._rows = board.standings(self.store, self.env)
+            self._read = time.monotonic()
+        return self._rows
+
+    def __rich__(self) -> RenderableType:
+        state = self.state
+        done = state.before + state.played
+        total = state.target.matches
+        rate = state.rate()
+        left = max(0, total - done)
+        eta = f", about {duration(left / rate)} left" if rate > 0 and left and not state.target.until_stable else ""
+        goal = (
+            f"until ordered at {state.target.confidence:.0%} (cap {total})" if state.target.until_stable else f"of {total}"
+        )
+        head = Table.grid(padding=(0, 1))
+        head.add_row(
+            Text(f"{done} matches {goal}", style="bold"),
+            ProgressBar(total=max(total, 1), completed=min(done, total), width=30),
+        )
+        line = Text(
+            f"{rate:.2f} matches/s · {state.in_flight} in flight (of {state.concurrency}) · "
+            f"{state.played} this run in {duration(state.elapsed)}{eta}"
+        )
+        if state.playing is None:
+            line = Text("starting the bots…")
+        if state.stopping:
+            line.append(
+                " · stopping: the matches in flight finish (Ctrl-C again drops them)" if state.stopping == 1 else " · stopping now",
+                style="yellow",
+            )
+        parts: list[RenderableType] = [head, line, board.StandingsTable(self.rows(), limit=self.top)]
+        if state.faults:
+            parts.append(Text("recent faults:", style="bold"))
+            parts += [Text(f"  {f}", overflow="ellipsis", no_wrap=True) for f in state.faults]
+        parts += [Text(note, style="yellow") for note in state.notes[-5:]]
+        parts += [Text(note, style="red") for note in state.suspensions[-5:]]
+        return Group(*parts)

@@ -1,0 +1,208 @@
+"""Who plays whom, in which seats: pure and deterministic given the ratings, the history and a seed.
+
+A batch of matches is planned at once. For each deal the planner weighs
+candidate seatings (all of them when there are few, else a seeded sample) by
+
+    quality_weight     × trueskill's match quality (close matches first)
+  + uncertainty_weight × the bots' mean σ / the prior σ (uncertain ratings first)
+  − balance_weight     × imbalance (of matches played, of seats, of partners)
+
+where each imbalance term is 0 for the least-used choice and approaches 1 for
+the most used. The best seating is taken (ties: the first in the seeded
+order), the counts are updated as if it were played, and the next deal is
+weighed. With duplicate deals a seating is played once per rotation of the
+seats by one: with 4 players the two teams swap sides, with 2 the two seats,
+with 3 each bot sits in each seat once, every time on the same decks.
+
+Partners (4 players): ``mixed`` seats four different bots when there are four
+(a bot partners itself only when the ladder has fewer); ``self`` seats each
+bot with itself. A bot never plays against itself.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import trueskill
+
+from ladder.config import Matchmaking
+from ladder.ratings import Rating, quality
+
+Seating = tuple[int, ...]
+
+
+class MatchmakingError(ValueError):
+    """No match can be made (too few bots): the message says what is needed."""
+
+
+@dataclass
+class History:
+    """Counts over the matches planned so far: each bot's matches, seats and partners."""
+
+    games: Counter[int] = field(default_factory=Counter)
+    seats: Counter[tuple[int, int]] = field(default_factory=Counter)
+    partners: Counter[tuple[int, int]] = field(default_factory=Counter)
+
+    @classmethod
+    def of(cls, seatings: Iterable[Seating], players: int) -> History:
+        history = cls()
+        for seating in seatings:
+            history.add(seating, players)
+        return history
+
+    def add(self, seating: Seating, players: int) -> None:
+        for bot in set(seating):
+            self.games[bot] += 1
+        for seat, bot in enumerate(seating):
+            self.seats[bot, seat] += 1
+        for pair in partner_pairs(seating, players):
+            self.partners[pair] += 1
+
+
+def partner_pairs(seating: Seating, players: int) -> list[tuple[int, int]]:
+    """The partnerships of a 4-player seating (seats 0+2 and 1+3), as sorted pairs."""
+    if players != 4:
+        return []
+    return [tuple(sorted((seating[0], seating[2]))), tuple(sorted((seating[1], seating[3])))]  # type: ignore[list-item]
+
+
+def rotations(seating: Seating, players: int, duplicate: bool) -> list[Seating]:
+    """The seatings that play one deal: the seating alone, or every bot moved on by one seat each time.
+
+    With 4 players, one move swaps the teams' sides; a second would only swap partners'
+    seats, so a 4-player deal is played twice. With 2 and 3 players each seat is a side.
+    """
+    if not duplicate:
+        return [seating]
+    count = 2 if players == 4 else players
+    return [tuple(seating[(seat - shift) % players] for seat in range(players)) for shift in range(count)]
+
+
+def group_size(players: int, duplicate: bool) -> int:
+    return (2 if players == 4 else players) if duplicate else 1
+
+
+def minimum_bots(players: int, partners: str) -> int:
+    return 2 if players == 4 else players
+
+
+def candidates(bots: Sequence[int], players: int, partners: str, limit: int, rng: random.Random) -> list[Seating]:
+    """Seatings to weigh: every legal one in a seeded order, or ``limit`` of them drawn at random."""
+    bots = sorted(bots)
+    if len(bots) < minimum_bots(players, partners):
+        raise MatchmakingError(
+            f"a {players}-player ladder needs at least {minimum_bots(players, partners)} active bots; "
+            f"it has {len(bots)}"
+        )
+    if players == 4 and partners == "self":
+        total = len(bots) * (len(bots) - 1)
+        draw = lambda: _self_seating(rng.sample(bots, 2))  # noqa: E731
+        every = lambda: (_self_seating(pair) for pair in itertools.permutations(bots, 2))  # noqa: E731
+    elif players == 4 and len(bots) < 4:
+        every = lambda: _few_bots_seatings(bots)  # noqa: E731
+        total = sum(1 for _ in every())
+        draw = None
+    else:
+        total = math.perm(len(bots), players)
+        draw = lambda: tuple(rng.sample(bots, players))  # noqa: E731
+        every = lambda: itertools.permutations(bots, players)  # noqa: E731
+    if total <= limit or draw is None:
+        out = list(every())
+        rng.shuffle(out)
+        return out
+    return [draw() for _ in range(limit)]
+
+
+def _self_seating(pair: Sequence[int]) -> Seating:
+    a, b = pair
+    return (a, b, a, b)
+
+
+def _few_bots_seatings(bots: Sequence[int]) -> Iterable[Seating]:
+    """4 players from 2 or 3 bots: a bot may partner itself, never face itself."""
+    for seating in itertools.product(bots, repeat=4):
+        if not {seating[0], seating[2]} & {seating[1], seating[3]}:
+            yield seating
+
+
+@dataclass
+class Planner:
+    """Plans one batch; ``ratings`` and ``history`` are as of the batch's boundary."""
+
+    env: trueskill.TrueSkill
+    players: int
+    settings: Matchmaking
+    ratings: Mapping[int, Rating]
+    history: History
+    _quality: dict[tuple, float] = field(default_factory=dict)
+
+    def plan(self, bots: Sequence[int], seed: int, batch: int, matches: int) -> list[list[Seating]]:
+        """Deals for ``matches`` matches (rounded up to whole deals): per deal, its seatings in order."""
+        rng = random.Random(f"waraq-ladder/{seed}/batch/{batch}")
+        size = group_size(self.players, self.settings.duplicate)
+        deals = []
+        for _ in range(-(-matches // size)):
+            options = candidates(bots, self.players, self.settings.partners, self.settings.candidates, rng)
+            best = max(
+                (self.score(bots, rotations(s, self.players, self.settings.duplicate)), -i, s)
+                for i, s in enumerate(options)
+            )[2]
+            deal = rotations(best, self.players, self.settings.duplicate)
+            for seating in deal:
+                self.history.add(seating, self.players)
+            deals.append(deal)
+        return deals
+
+    def score(self, bots: Sequence[int], deal: Sequence[Seating]) -> float:
+        settings = self.settings
+        first = deal[0]
+        on = sorted(set(first))
+        prior = self.env.sigma
+        uncertainty = sum(self._rating(b).sigma for b in on) / len(on) / prior
+        balance = [self._games(bots, on), self._seats(deal)]
+        if self.players == 4 and settings.partners == "mixed":
+            balance.append(self._partners(bots, first))
+        return (
+            settings.quality_weight * self._match_quality(first)
+            + settings.uncertainty_weight * uncertainty
+            - settings.balance_weight * sum(balance) / len(balance)
+        )
+
+    def _rating(self, bot: int) -> Rating:
+        return self.ratings.get(bot) or Rating(self.env.mu, self.env.sigma)
+
+    def _match_quality(self, seating: Seating) -> float:
+        # The same sides in any seats and order have the same quality: key by the sides.
+        count = 2 if self.players == 4 else self.players
+        key = tuple(sorted(tuple(sorted(seating[s::count])) for s in range(count)))
+        if key not in self._quality:
+            self._quality[key] = quality(self.env, self.ratings, seating, self.players)
+        return self._quality[key]
+
+    def _games(self, bots: Sequence[int], on: Sequence[int]) -> float:
+        counts = [self.history.games[b] for b in bots]
+        low, high = min(counts), max(counts)
+        return sum((self.history.games[b] - low) / (1 + high - low) for b in on) / len(on)
+
+    def _seats(self, deal: Sequence[Seating]) -> float:
+        total, terms = 0.0, 0
+        for seating in deal:
+            for seat, bot in enumerate(seating):
+                counts = [self.history.seats[bot, s] for s in range(self.players)]
+                low, high = min(counts), max(counts)
+                total += (counts[seat] - low) / (1 + high - low)
+                terms += 1
+        return total / terms
+
+    def _partners(self, bots: Sequence[int], seating: Seating) -> float:
+        pairs = partner_pairs(seating, self.players)
+        # With four bots or more nobody partners itself: only pairs of two bots count.
+        pairing = itertools.combinations if len(bots) >= 4 else itertools.combinations_with_replacement
+        every = [self.history.partners[p] for p in pairing(sorted(bots), 2)]
+        low, high = min(every), max(every)
+        return sum((self.history.partners[p] - low) / (1 + high - low) for p in pairs) / len(pairs)

@@ -1,0 +1,163 @@
+"""TrueSkill ratings of Hokm matches: pure functions that return new values.
+
+A match has sides: with 4 players the two teams (seats 0+2 and 1+3), with 2
+or 3 players each seat alone (free-for-all). A side is the bots on it, each
+weighted by the seats it holds: a bot that partners itself holds two seats of
+its team, and trueskill's partial-play weight 2 makes the team's performance
+twice that bot's. A bot is never on two sides.
+
+The sides are ranked by the match result: the winners first; with 3 players
+the others by score (equal scores share a rank); a side that forfeited last.
+A match with no winner (every side faulted, or the referee aborted it) is not
+rated.
+
+Nothing here mutates a rating: :func:`rate` takes the ratings before a match
+and returns the ratings after it, so a ladder can be rated again from its
+history (:func:`replay`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import trueskill
+
+from ladder.config import TrueSkillSettings
+
+
+@dataclass(frozen=True)
+class Rating:
+    mu: float
+    sigma: float
+
+    @property
+    def conservative(self) -> float:
+        """μ − 3σ: the skill the bot has with about 99.9 % certainty."""
+        return self.mu - 3 * self.sigma
+
+
+def environment(settings: TrueSkillSettings) -> trueskill.TrueSkill:
+    return trueskill.TrueSkill(
+        mu=settings.mu,
+        sigma=settings.sigma,
+        beta=settings.beta,
+        tau=settings.tau,
+        draw_probability=settings.draw_probability,
+    )
+
+
+def prior(env: trueskill.TrueSkill) -> Rating:
+    return Rating(env.mu, env.sigma)
+
+
+def sides(seats: Sequence[int], players: int) -> list[dict[int, int]]:
+    """Per side, the bots on it and how many seats each holds; seats[i] is seat i's bot."""
+    count = 2 if players == 4 else players
+    if len(seats) != players:
+        raise ValueError(f"{players} players need {players} seats, {len(seats)} given")
+    out: list[dict[int, int]] = [{} for _ in range(count)]
+    for seat, bot in enumerate(seats):
+        side = out[seat % count]
+        side[bot] = side.get(bot, 0) + 1
+    on = [bot for side in out for bot in side]
+    if len(on) != len(set(on)):
+        twice = sorted({b for b in on if on.count(b) > 1})
+        raise ValueError(f"bot {twice[0]} sits on two sides of one match (seats {list(seats)}): it cannot be rated")
+    return out
+
+
+def ranks(players: int, winners: Sequence[int], score: Sequence[int], faulty: Sequence[int]) -> list[int] | None:
+    """Rank of each side (0 best) from a match's result; None if the match has no winner."""
+    count = 2 if players == 4 else players
+    if not winners:
+        return None
+    won = {seat % count for seat in winners}
+    lost = {seat % count for seat in faulty} - won
+    scores = list(score) if len(score) == count else [0] * count
+    others = sorted({scores[s] for s in range(count) if s not in won and s not in lost}, reverse=True)
+    out = []
+    for side in range(count):
+        if side in won:
+            out.append(0)
+        elif side in lost:
+            out.append(1 + len(others))
+        else:
+            out.append(1 + others.index(scores[side]))
+    return out
+
+
+def _groups(ratings: Mapping[int, Rating], env: trueskill.TrueSkill, seats: Sequence[int], players: int):  # noqa: ANN202
+    by_side = sides(seats, players)
+    groups = [tuple(env.create_rating(*_values(ratings, env, bot)) for bot in side) for side in by_side]
+    weights = [tuple(side.values()) for side in by_side]
+    return by_side, groups, weights
+
+
+def _values(ratings: Mapping[int, Rating], env: trueskill.TrueSkill, bot: int) -> tuple[float, float]:
+    rating = ratings.get(bot)
+    return (env.mu, env.sigma) if rating is None else (rating.mu, rating.sigma)
+
+
+def rate(
+    env: trueskill.TrueSkill,
+    ratings: Mapping[int, Rating],
+    seats: Sequence[int],
+    players: int,
+    side_ranks: Sequence[int],
+) -> dict[int, Rating]:
+    """The new ratings of the match's bots (a bot missing from ``ratings`` starts at the prior)."""
+    by_side, groups, weights = _groups(ratings, env, seats, players)
+    new_groups = env.rate(groups, ranks=list(side_ranks), weights=weights)
+    return {
+        bot: Rating(new.mu, new.sigma)
+        for side, new_group in zip(by_side, new_groups, strict=True)
+        for bot, new in zip(side, new_group, strict=True)
+    }
+
+
+def quality(env: trueskill.TrueSkill, ratings: Mapping[int, Rating], seats: Sequence[int], players: int) -> float:
+    """trueskill's match quality (its draw probability) of this seating: 1 is a perfectly even match."""
+    _, groups, weights = _groups(ratings, env, seats, players)
+    return env.quality(groups, weights=weights)
+
+
+def p_above(a: Rating, b: Rating) -> float:
+    """P(a's skill > b's skill) under the two ratings' normal beliefs.
+
+    Φ((μa − μb) / √(σa² + σb²)): about the skills themselves, so without β
+    (the noise of one match's performance). It tends to 0 or 1 as the
+    ratings grow certain, which is what "ordered at 95 %" asks.
+    """
+    spread = math.sqrt(a.sigma**2 + b.sigma**2)
+    if spread == 0:
+        return 0.5 if a.mu == b.mu else float(a.mu > b.mu)
+    return 0.5 * math.erfc(-(a.mu - b.mu) / spread / math.sqrt(2))
+
+
+def table_order(ratings: Mapping[int, Rating]) -> list[int]:
+    """Bots as the table ranks them: by μ − 3σ, then μ, then id (so the order is total)."""
+    return sorted(ratings, key=lambda bot: (-ratings[bot].conservative, -ratings[bot].mu, bot))
+
+
+def neighbour_confidence(ratings: Mapping[int, Rating]) -> list[tuple[int, int, float]]:
+    """For each two neighbours of the table (upper, lower): P(upper's skill > lower's), by :func:`p_above`."""
+    order = table_order(ratings)
+    return [(a, b, p_above(ratings[a], ratings[b])) for a, b in zip(order, order[1:])]
+
+
+def is_ordered(ratings: Mapping[int, Rating], confidence: float) -> bool:
+    """Every two neighbours of the table ordered at ``confidence`` (trivially so with one bot)."""
+    return all(p >= confidence for _, _, p in neighbour_confidence(ratings))
+
+
+def replay(
+    env: trueskill.TrueSkill, players: int, matches: Iterable[tuple[Sequence[int], Sequence[int] | None]]
+) -> dict[int, Rating]:
+    """Every bot's rating after rating ``matches`` (seats, side ranks or None) in order, from the prior."""
+    ratings: dict[int, Rating] = {}
+    for seats, side_ranks in matches:
+        if side_ranks is not None:
+            ratings = {**ratings, **rate(env, ratings, seats, players, side_ranks)}
+    return ratings

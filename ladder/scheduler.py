@@ -1,0 +1,331 @@
+"""``waraq ladder run``: start each bot once, play the planned matches many at once, record them.
+
+The loop keeps ``concurrency`` matches in flight. It plays the matches that
+are planned and not yet played first (those a killed run left in flight: the
+same seed and seats, the record written again), then asks the ledger for the
+next batch. Each result is stored and rated in one transaction as it comes
+back. A bot whose process died is started again before the next match; one
+that cannot be started is suspended and the others play on.
+
+Ctrl-C (or SIGTERM) once: no new match starts and those in flight finish.
+Twice: those in flight are dropped; they stay planned and the next run plays
+them again. A SIGKILL loses nothing either: whatever was not committed is
+played again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+import traceback
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from referee.bots import Endpoint
+from referee.match import MatchConfig, run_match
+from referee.records import RecordWriter
+
+from ladder import bots as launch
+from ladder import ledger
+from ladder.config import Bot, LadderConfig
+from ladder.ratings import environment
+from ladder.store import ACTIVE, PLANNED, REMOVED, RETIRED, SUSPENDED, Entry, FaultRow, Outcome, Planned, Store
+
+
+@dataclass
+class RunState:
+    """What a run is doing, for the live view and the final report."""
+
+    target: ledger.Target
+    concurrency: int
+    before: int = 0  # matches played before this run
+    played: int = 0  # matches this run played and stored
+    decisions: int = 0
+    in_flight: int = 0
+    started: float = field(default_factory=time.monotonic)
+    playing: float | None = None  # when the bots were up and the first match began
+    ended: float | None = None
+    finished: ledger.Finished | None = None
+    stopping: int = 0  # signals received
+    times: deque[float] = field(default_factory=lambda: deque(maxlen=10_000))
+    faults: deque[str] = field(default_factory=lambda: deque(maxlen=6))
+    notes: list[str] = field(default_factory=list)  # restarts, new versions, processes ended
+    suspensions: list[str] = field(default_factory=list)
+
+    @property
+    def elapsed(self) -> float:
+        return (self.ended or time.monotonic()) - self.started
+
+    @property
+    def playing_for(self) -> float:
+        """Seconds since the first match began (the bots' start-up left out)."""
+        return 0.0 if self.playing is None else (self.ended or time.monotonic()) - self.playing
+
+    def rate(self, window: float = 30.0) -> float:
+        """Matches a second: over the last ``window`` seconds, or since the first match when shorter."""
+        elapsed = self.playing_for
+        if elapsed <= 0:
+            return 0.0
+        if elapsed < window:
+            return self.played / elapsed
+        now = self.ended or time.monotonic()
+        return sum(1 for t in self.times if now - t <= window) / window
+
+
+class Scheduler:
+    def __init__(self, folder: Path, config: LadderConfig, store: Store, state: RunState) -> None:
+        self.folder = folder
+        self.config = config
+        self.store = store
+        self.state = state
+        self.env = environment(config.trueskill)
+        self.endpoints: dict[int, Endpoint] = {}
+        # Endpoints taken out of play (dead, or their bot suspended): their channels stay open until
+        # no match in flight uses them, so such a match ends with a typed fault, never a closed channel.
+        self.spent: list[Endpoint] = []
+        self.uses: dict[asyncio.Task, list[Endpoint]] = {}
+        self.tasks: dict[asyncio.Task, Planned] = {}
+        self.wake = asyncio.Event()
+
+    # -- bots ------------------------------------------------------------------------------
+
+    def bot_of(self, entry: Entry) -> Bot:
+        bot = self.config.bot(entry.base)
+        assert bot is not None, entry
+        return bot
+
+    async def start_bots(self) -> None:
+        """Sync the entries with ladder.toml, start every active bot once, check its version."""
+        store = self.store
+        for pid in launch.reap(store):
+            self.note(f"ended bot process {pid} left by a run that was killed")
+        names = {b.name for b in self.config.bots}
+        with store.transaction():
+            for entry in store.entries([ACTIVE, SUSPENDED]):
+                if entry.base not in names:
+                    store.set_status(entry.id, REMOVED, "not in ladder.toml")
+                    store.cancel_planned(entry.id, f"{entry.name} removed")
+            for bot in self.config.bots:
+                if store.current_entry(bot.name) is None:
+                    store.add_entry(bot.name, store.free_name(bot.name), bot.spec, (None, None, None))
+        entries = [e for e in store.entries([ACTIVE])]
+        started = await asyncio.gather(*(self._start(self.bot_of(e)) for e in entries))
+        for entry, endpoint in zip(entries, started, strict=True):
+            if endpoint.failure is not None:
+                reason = f"did not start: {endpoint.failure.detail}"
+                ledger.suspend(store, entry, reason, at=None)
+                self.note(f"{entry.name} suspended: {reason}", suspension=True)
+                continue
+            self.endpoints[self._check_version(entry, endpoint)] = endpoint
+        for entry in store.entries([RETIRED, REMOVED]):
+            with store.transaction():
+                store.cancel_planned(entry.id, f"{entry.name} {entry.status}")
+
+    async def _start(self, bot: Bot) -> Endpoint:
+        return await launch.start(
+            bot,
+            startup_ms=self.config.time_control.startup_ms,
+            attempts=self.config.faults.start_attempts,
+            log_dir=self.folder / "logs",
+            store=self.store,
+        )
+
+    def _check_version(self, entry: Entry, endpoint: Endpoint) -> int:
+        """The entry this endpoint plays for: a new one if the bot is a new version."""
+        bot = self.bot_of(entry)
+        found = launch.identity(bot, endpoint)
+        known = (entry.hello_name, entry.hello_version, entry.files_hash)
+        store = self.store
+        with store.transaction():
+            if known == (None, None, None) or bot.on_new_version == "same_entry":
+                if known != (None, None, None) and known != found.as_tuple():
+                    store.log(entry.id, f"new version {found}, kept in the same entry (on_new_version = same_entry)")
+                    self.note(f"{entry.name}: new version {found}, same entry")
+                store.set_identity(entry.id, bot.spec, found.as_tuple())
+                return entry.id
+            if known == found.as_tuple():
+                if entry.spec != bot.spec:
+                    store.set_identity(entry.id, bot.spec, found.as_tuple())
+                return entry.id
+            name = store.free_name(bot.name)
+            store.set_status(entry.id, RETIRED, f"replaced by {name} (a new version)")
+            store.cancel_planned(entry.id, f"{entry.name} retired")
+            new = store.add_entry(bot.name, name, bot.spec, found.as_tuple())
+            store.log(new, f"new version of {bot.name}: {found} (was {entry.name})")
+        self.note(f"{bot.name} is a new version ({found}): rated as {name} from now on")
+        return new
+
+    async def _restart_if_dead(self, entry_id: int) -> None:
+        endpoint = self.endpoints.get(entry_id)
+        if endpoint is None or launch.alive(endpoint):
+            return
+        entry = self.store.entry(entry_id)
+        self.spent.append(self.endpoints.pop(entry_id))
+        if entry.status != ACTIVE:
+            return
+        fresh = await self._start(self.bot_of(entry))
+        if fresh.failure is not None:
+            reason = f"its process exited and it did not start again: {fresh.failure.detail}"
+            ledger.suspend(self.store, entry, reason, at=None)
+            self.note(f"{entry.name} suspended: {reason}", suspension=True)
+            return
+        self.endpoints[entry_id] = fresh
+        with self.store.transaction():
+            self.store.log(entry_id, "its process exited; started again")
+        self.note(f"{entry.name}: its process exited; started again")
+
+    async def stop_bots(self) -> None:
+        everyone = [*self.endpoints.values(), *self.spent]
+        await asyncio.gather(*(launch.stop(e, self.store) for e in everyone))
+        self.endpoints.clear()
+        self.spent.clear()
+
+    async def _stop_spent(self) -> None:
+        """Stop the endpoints out of play that no match in flight uses any more."""
+        used = {id(e) for endpoints in self.uses.values() for e in endpoints}
+        idle = [e for e in self.spent if id(e) not in used]
+        self.spent = [e for e in self.spent if id(e) in used]
+        await asyncio.gather(*(launch.stop(e, self.store) for e in idle))
+
+    # -- matches ---------------------------------------------------------------------------
+
+    async def play(self, planned: Planned) -> Outcome:
+        config = self.config
+        path = self.folder / planned.record
+        match = MatchConfig(
+            config.rules,
+            planned.seed,
+            planned.match_id,
+            config.time_control,
+            config.faults.policy,
+            config.faults.max_faults,
+        )
+        seats = [self._seat(bot) for bot in planned.seats]
+        began = time.perf_counter()
+        with RecordWriter(path) as record:  # a record left by a killed run is written again from its start
+            try:
+                result = await run_match(match, seats, record)
+            except Exception as error:  # a referee bug: this match is aborted, the ladder goes on
+                detail = f"referee error: {type(error).__name__}: {error}"
+                record.write({"type": "result", "score": [], "winners": [], "reason": "aborted", "detail": detail})
+                traceback.print_exc()
+                return Outcome(planned.id, "aborted", (), (), (), (), 0, time.perf_counter() - began)
+        return Outcome(
+            planned.id,
+            result.reason,
+            tuple(result.winners),
+            tuple(result.score),
+            tuple(result.faulty),
+            tuple(FaultRow(f.seat, f.kind, f.detail, f.round) for f in result.faults),
+            result.decisions,
+            time.perf_counter() - began,
+        )
+
+    def _seat(self, entry_id: int):  # noqa: ANN202 - a RemoteSeat or a FailedSeat
+        endpoint = self.endpoints.get(entry_id)
+        if endpoint is None:  # suspended since planning: the match is cancelled, its seat faults at once
+            from referee.bots import FailedSeat
+            from referee.seats import Fault, FaultKind
+
+            return FailedSeat(self.store.entry(entry_id).name, Fault(FaultKind.STARTUP, "the bot is not running"))
+        return endpoint.seat()
+
+    async def run(self) -> RunState:
+        state, store = self.state, self.store
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, self.interrupt)
+        try:
+            await self.start_bots()
+            ledger.advance(store, self.config, self.env)  # results a killed run stored but could not rate yet
+            counts = store.count_by_status()
+            state.before = counts["rated"] + counts["unrated"] + counts["done"]
+            state.playing = time.monotonic()
+            await self._loop()
+        finally:
+            for task in self.tasks:
+                task.cancel()
+            await asyncio.gather(*self.tasks, return_exceptions=True)
+            await self.stop_bots()
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(signum)
+            state.ended = time.monotonic()
+            state.in_flight = 0
+        return state
+
+    def interrupt(self) -> None:
+        self.state.stopping += 1
+        if self.state.stopping >= 2:
+            for task in self.tasks:
+                task.cancel()
+        self.wake.set()
+
+    async def _loop(self) -> None:
+        state, store = self.state, self.store
+        queue: deque[Planned] = deque(store.pending())
+        while True:
+            while not state.stopping and len(self.tasks) < state.concurrency:
+                if not queue:
+                    planned = ledger.plan_next(store, self.config, self.env, state.target)
+                    if isinstance(planned, ledger.Finished):
+                        state.finished = planned
+                        break
+                    if planned == ledger.WAIT:
+                        break
+                    queue.extend(planned)  # type: ignore[arg-type]
+                    continue
+                match = queue.popleft()
+                if store.status_of(match.id) != PLANNED:
+                    continue  # cancelled since it was planned
+                task = asyncio.ensure_future(self.play(match))
+                self.tasks[task] = match
+                self.uses[task] = [self.endpoints[b] for b in set(match.seats) if b in self.endpoints]
+            state.in_flight = len(self.tasks)
+            if not self.tasks:
+                if state.stopping or state.finished is not None:
+                    return
+                if not queue:
+                    queue.extend(store.pending())
+                    if not queue:  # waiting on nothing: the database is not as the ledger left it
+                        raise RuntimeError("planning waits for matches that are neither planned nor in flight")
+                continue
+            self.wake.clear()
+            waker = asyncio.ensure_future(self.wake.wait())
+            done, _ = await asyncio.wait([*self.tasks, waker], return_when=asyncio.FIRST_COMPLETED)
+            waker.cancel()
+            for task in done:
+                if task is waker:
+                    continue
+                planned = self.tasks.pop(task)
+                self.uses.pop(task, None)
+                if task.cancelled():
+                    continue  # dropped at a second Ctrl-C: it stays planned
+                await self._store(planned, task.result())
+            await self._stop_spent()
+            state.in_flight = len(self.tasks)
+
+    async def _store(self, planned: Planned, outcome: Outcome) -> None:
+        state = self.state
+        events = ledger.record(self.store, self.config, self.env, outcome, planned.seats)
+        state.played += 1
+        state.decisions += outcome.decisions
+        state.times.append(time.monotonic())
+        for fault in outcome.faults:
+            name = self.store.entry(planned.seats[fault.seat]).name
+            state.faults.append(f"match {planned.id}, {name} (seat {fault.seat}): {fault.kind}: {fault.detail}")
+        for name, reason in events.suspended:
+            self.note(f"{name} suspended: {reason}", suspension=True)
+            entry = self.store.entry_named(name)
+            if entry is not None and entry.id in self.endpoints:
+                self.spent.append(self.endpoints.pop(entry.id))
+        for bot in sorted({planned.seats[f.seat] for f in outcome.faults if f.kind == "CRASH"}):
+            await self._restart_if_dead(bot)
+
+    def note(self, text: str, *, suspension: bool = False) -> None:
+        (self.state.suspensions if suspension else self.state.notes).append(text)
+
+
+async def run(folder: Path, config: LadderConfig, store: Store, state: RunState) -> RunState:
+    return await Scheduler(folder, config, store, state).run()
