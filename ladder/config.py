@@ -25,6 +25,7 @@ from typing import Any
 
 from referee.bots import BotSpec
 from referee.games.hokm_rules import HokmRules, RulesError
+from referee.games.options import BadValue, boolean, integer, one_of, toml_value
 from referee.match import POLICIES, TimeControl
 
 CONFIG = "ladder.toml"
@@ -123,19 +124,6 @@ class LadderConfig:
 Check = Callable[[Any], Any]
 
 
-class _Bad(ValueError):
-    pass
-
-
-def _integer(minimum: int) -> Check:
-    def check(value: Any) -> int:
-        if type(value) is int and value >= minimum:
-            return value
-        raise _Bad(f"expected an integer >= {minimum}")
-
-    return check
-
-
 def _number(low: float, high: float, *, open_low: bool = False, open_high: bool = False) -> Check:
     def check(value: Any) -> float:
         if type(value) in (int, float) and math.isfinite(value):
@@ -144,47 +132,32 @@ def _number(low: float, high: float, *, open_low: bool = False, open_high: bool 
             if above and below:
                 return float(value)
         if high == INF:
-            raise _Bad(f"expected a number {'>' if open_low else '>='} {_show(low)}" if low > -INF else "expected a number")
+            raise BadValue(f"expected a number {'>' if open_low else '>='} {toml_value(low)}" if low > -INF else "expected a number")
         left, right = "(" if open_low else "[", ")" if open_high else "]"
-        raise _Bad(f"expected a number in {left}{_show(low)}, {_show(high)}{right}")
+        raise BadValue(f"expected a number in {left}{toml_value(low)}, {toml_value(high)}{right}")
 
     return check
-
-
-def _choice(*allowed: Any) -> Check:
-    def check(value: Any) -> Any:
-        if any(type(value) is type(a) and value == a for a in allowed):
-            return value
-        raise _Bad("expected one of " + ", ".join(_show(a) for a in allowed))
-
-    return check
-
-
-def _boolean(value: Any) -> bool:
-    if type(value) is bool:
-        return value
-    raise _Bad("expected true or false")
 
 
 def _text(value: Any) -> str:
     if isinstance(value, str):
         return value
-    raise _Bad("expected a string")
+    raise BadValue("expected a string")
 
 
 def _bot_name(value: Any) -> str:
     if isinstance(value, str) and NAME.match(value):
         return value
-    raise _Bad("expected a name of 1 to 40 letters, digits and _ . + - (starting with a letter or digit)")
+    raise BadValue("expected a name of 1 to 40 letters, digits and _ . + - (starting with a letter or digit)")
 
 
 def _bot_spec(value: Any) -> str:
     if not isinstance(value, str):
-        raise _Bad("expected a string")
+        raise BadValue("expected a string")
     try:
         BotSpec.parse(value)
     except ValueError as error:
-        raise _Bad(str(error)) from None
+        raise BadValue(str(error)) from None
     return value.strip()
 
 
@@ -202,19 +175,19 @@ TABLES: dict[str, tuple[type, dict[str, tuple[Check, str]]]] = {
     "faults": (
         Faults,
         {
-            "policy": (_choice(*POLICIES), "forfeit: a fault loses the match for the faulty side; substitute: a random legal action is played instead"),
-            "max_faults": (_integer(1), "substitute: a seat's faults in one match that still forfeit it"),
-            "suspend_after": (_integer(1), "matches with a CRASH or STARTUP fault that suspend a bot"),
-            "start_attempts": (_integer(1), "tries to start a bot before it is suspended"),
+            "policy": (one_of(*POLICIES), "forfeit: a fault loses the match for the faulty side; substitute: a random legal action is played instead"),
+            "max_faults": (integer(1), "substitute: a seat's faults in one match that still forfeit it"),
+            "suspend_after": (integer(1), "matches with a CRASH or STARTUP fault that suspend a bot"),
+            "start_attempts": (integer(1), "tries to start a bot before it is suspended"),
         },
     ),
     "matchmaking": (
         Matchmaking,
         {
-            "duplicate": (_boolean, "play each deal once per seating, the sides swapped (same decks, same first hakem seat)"),
-            "partners": (_choice(*PARTNERS), "4 players: mixed = a bot partners other bots (rates each bot); self = a bot partners itself"),
-            "batch": (_integer(1), "matches planned at once; a batch is planned from the ratings two batches back"),
-            "candidates": (_integer(1), "seatings weighed for each match when there are more than this many"),
+            "duplicate": (boolean, "play each deal once per seating, the sides swapped (same decks, same first hakem seat)"),
+            "partners": (one_of(*PARTNERS), "4 players: mixed = a bot partners other bots (rates each bot); self = a bot partners itself"),
+            "batch": (integer(1), "matches planned at once; a batch is planned from the ratings two batches back"),
+            "candidates": (integer(1), "seatings weighed for each match when there are more than this many"),
             "uncertainty_weight": (_number(0, INF), "preference for bots with uncertain ratings (high sigma)"),
             "quality_weight": (_number(0, INF), "preference for close matches (trueskill's match quality)"),
             "balance_weight": (_number(0, INF), "preference for even seats, partners and match counts"),
@@ -223,10 +196,10 @@ TABLES: dict[str, tuple[type, dict[str, tuple[Check, str]]]] = {
     "run": (
         RunSettings,
         {
-            "concurrency": (_integer(1), "matches played at once"),
+            "concurrency": (integer(1), "matches played at once"),
             "confidence": (_number(0.5, 1, open_high=True), "--until-stable: P(each bot ranks above the next) to reach"),
-            "max_matches": (_integer(1), "--until-stable: stop at this many matches in all if not stable"),
-            "gzip": (_boolean, "write records as .jsonl.gz"),
+            "max_matches": (integer(1), "--until-stable: stop at this many matches in all if not stable"),
+            "gzip": (boolean, "write records as .jsonl.gz"),
         },
     ),
     "trueskill": (
@@ -244,7 +217,7 @@ BOT_KEYS: dict[str, tuple[Check, str]] = {
     "name": (_bot_name, ""),
     "spec": (_bot_spec, ""),
     "cwd": (_text, ""),
-    "on_new_version": (_choice(*NEW_VERSION), ""),
+    "on_new_version": (one_of(*NEW_VERSION), ""),
 }
 TOP_KEYS = {"format", "game", "seed", "rules", "bots", *TABLES}
 
@@ -275,15 +248,15 @@ def parse(raw: Mapping[str, Any], where: str = CONFIG) -> LadderConfig:
         if key not in TOP_KEYS:
             raise ConfigError(f"{where}: {_unknown(key, TOP_KEYS, 'key')}")
     if raw.get("format", FORMAT) != FORMAT:
-        raise ConfigError(f"{where}: format = {_show(raw['format'])}: this Waraq reads {FORMAT!r}")
+        raise ConfigError(f"{where}: format = {toml_value(raw['format'])}: this Waraq reads {FORMAT!r}")
     if raw.get("game", "hokm") != "hokm":
-        raise ConfigError(f"{where}: game = {_show(raw['game'])}: expected \"hokm\" (the only game ladders play yet)")
+        raise ConfigError(f"{where}: game = {toml_value(raw['game'])}: expected \"hokm\" (the only game ladders play yet)")
     if "seed" not in raw:
         raise ConfigError(f"{where}: seed is missing: the ladder's seed (an integer) picks its deals and matches")
-    seed = _checked(where, "", "seed", raw["seed"], _integer(0))
+    seed = _checked(where, "", "seed", raw["seed"], integer(0))
     rules_raw = raw.get("rules", {})
     if not isinstance(rules_raw, dict):
-        raise ConfigError(f"{where}: rules = {_show(rules_raw)}: expected a table [rules] of rule keys")
+        raise ConfigError(f"{where}: rules = {toml_value(rules_raw)}: expected a table [rules] of rule keys")
     try:
         rules = HokmRules.from_dict(rules_raw)
     except RulesError as error:
@@ -300,7 +273,7 @@ def parse(raw: Mapping[str, Any], where: str = CONFIG) -> LadderConfig:
 def _table(where: str, name: str, raw: Any) -> Any:
     kind, keys = TABLES[name]
     if not isinstance(raw, dict):
-        raise ConfigError(f"{where}: {name} = {_show(raw)}: expected a table [{name}]")
+        raise ConfigError(f"{where}: {name} = {toml_value(raw)}: expected a table [{name}]")
     values = {}
     for key, value in raw.items():
         if key not in keys:
@@ -311,7 +284,7 @@ def _table(where: str, name: str, raw: Any) -> Any:
 
 def _bots(where: str, raw: Any) -> tuple[Bot, ...]:
     if not isinstance(raw, list):
-        raise ConfigError(f"{where}: bots = {_show(raw)}: expected [[bots]] tables")
+        raise ConfigError(f"{where}: bots = {toml_value(raw)}: expected [[bots]] tables")
     bots: list[Bot] = []
     for number, entry in enumerate(raw, start=1):
         label = f"[[bots]] number {number}"
@@ -325,7 +298,7 @@ def _bots(where: str, raw: Any) -> tuple[Bot, ...]:
                 raise ConfigError(f"{where}: {label} has no {key}")
         values = {k: _checked(where, f"{label}: ", k, v, BOT_KEYS[k][0]) for k, v in entry.items()}
         if any(b.name == values["name"] for b in bots):
-            raise ConfigError(f"{where}: {label}: name = {_show(values['name'])} is used by an earlier bot")
+            raise ConfigError(f"{where}: {label}: name = {toml_value(values['name'])} is used by an earlier bot")
         bots.append(Bot(**values))
     return tuple(bots)
 
@@ -341,8 +314,8 @@ def check_bot(where: str, name: Any, spec: Any) -> tuple[str, str]:
 def _checked(where: str, prefix: str, key: str, value: Any, check: Check) -> Any:
     try:
         return check(value)
-    except _Bad as error:
-        raise ConfigError(f"{where}: {prefix}{key} = {_show(value)}: {error}") from None
+    except BadValue as error:
+        raise ConfigError(f"{where}: {prefix}{key} = {toml_value(value)}: {error}") from None
 
 
 def _unknown(key: str, valid: Any, what: str) -> str:
@@ -369,40 +342,22 @@ def dumps(config: LadderConfig) -> str:
     lines = [
         "# A Waraq ladder. `waraq ladder run` plays it; `waraq ladder show` shows the table.",
         "# Bots: `waraq ladder add NAME SPEC` and `waraq ladder remove NAME` (or edit [[bots]] below).",
-        f"format = {_show(FORMAT)}",
-        f"game = {_show(config.game)}",
+        f"format = {toml_value(FORMAT)}",
+        f"game = {toml_value(config.game)}",
         f"seed = {config.seed}  # picks the deals and the matchmaking's choices",
         "",
         "[rules]  # every rule key of RULES.md; changing them after matches were played is refused",
     ]
-    lines += [f"{key} = {_show(value)}" for key, value in config.rules.to_dict().items()]
+    lines += [f"{key} = {toml_value(value)}" for key, value in config.rules.to_dict().items()]
     for name, (_, keys) in TABLES.items():
         lines += ["", f"[{name}]"]
         values = asdict(getattr(config, name))
         for key, (_, comment) in keys.items():
-            lines.append(f"{key} = {_show(values[key])}  # {comment}")
+            lines.append(f"{key} = {toml_value(values[key])}  # {comment}")
     for bot in config.bots:
         lines += ["", "[[bots]]"]
         for item in fields(Bot):
             value = getattr(bot, item.name)
             if value != item.default or item.name in ("name", "spec"):
-                lines.append(f"{item.name} = {_show(value)}")
+                lines.append(f"{item.name} = {toml_value(value)}")
     return "\n".join(lines) + "\n"
-
-
-def _show(value: Any) -> str:
-    """A value in TOML spelling (also how error messages quote values)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
-        return f'"{escaped}"'
-    if isinstance(value, float):
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        return repr(value)
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_show(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k} = {_show(v)}" for k, v in value.items()) + "}"
-    return str(value)

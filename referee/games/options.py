@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import math
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,8 +26,8 @@ class RulesError(ValueError):
     """A rules config that cannot be played: the message says why."""
 
 
-class _BadValue(ValueError):
-    """Raised by a checker with what is allowed; :func:`validate` adds key and value."""
+class BadValue(ValueError):
+    """Raised by a checker with what is allowed; the caller adds the key and the value."""
 
 
 Checker = Callable[[Any], Any]
@@ -44,7 +45,7 @@ def one_of(*allowed: Any) -> Checker:
         # bool is an int in Python; `True in (1, 2)` must not pass for an int key.
         if any(type(value) is type(a) and value == a for a in allowed):
             return value
-        raise _BadValue("expected one of " + ", ".join(_show(a) for a in allowed))
+        raise BadValue("expected one of " + ", ".join(toml_value(a) for a in allowed))
 
     return check
 
@@ -53,7 +54,7 @@ def integer(minimum: int) -> Checker:
     def check(value: Any) -> int:
         if type(value) is int and value >= minimum:
             return value
-        raise _BadValue(f"expected an integer >= {minimum}")
+        raise BadValue(f"expected an integer >= {minimum}")
 
     return check
 
@@ -61,19 +62,19 @@ def integer(minimum: int) -> Checker:
 def boolean(value: Any) -> bool:
     if type(value) is bool:
         return value
-    raise _BadValue("expected true or false")
+    raise BadValue("expected true or false")
 
 
 def card_list(value: Any) -> tuple[str, ...]:
     """A list of distinct card names, normalised to their canonical spelling."""
     if not isinstance(value, (list, tuple)):
-        raise _BadValue("expected a list of cards such as [\"2D\"]")
+        raise BadValue("expected a list of cards such as [\"2D\"]")
     try:
         cards = [parse_card(v) for v in value]
     except CardError as error:
-        raise _BadValue(str(error)) from None
+        raise BadValue(str(error)) from None
     if len(set(cards)) != len(cards):
-        raise _BadValue("a card is listed twice")
+        raise BadValue("a card is listed twice")
     return tuple(card_name(c) for c in cards)
 
 
@@ -87,8 +88,8 @@ def validate(game: str, options: Sequence[Option], raw: Mapping[str, Any]) -> di
             raise RulesError(_unknown_key(game, key, sorted(known)))
         try:
             checked[key] = option.check(value)
-        except _BadValue as error:
-            raise RulesError(f"{game} rule {key!r} = {_show(value)} is not allowed: {error}") from None
+        except BadValue as error:
+            raise RulesError(f"{game} rule {key!r} = {toml_value(value)} is not allowed: {error}") from None
     return checked
 
 
@@ -101,14 +102,21 @@ def _unknown_key(game: str, key: object, valid: list[str]) -> str:
     return f"unknown {game} rule key {key!r}{hint}; valid keys: {', '.join(valid)}"
 
 
-def _show(value: Any) -> str:
-    """A value as the config author wrote it: TOML/JSON spelling, not Python's."""
+def toml_value(value: Any) -> str:
+    """A value in TOML spelling: how config files write it and how error messages quote it."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
+        escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+        return f'"{escaped}"'
+    if isinstance(value, float):
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
         return repr(value)
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_show(v) for v in value) + "]"
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + "}"
     return str(value)
 
 
