@@ -62,12 +62,6 @@ def message_to_action(kind: str, message: pb.Action) -> Any:
     return hokm.action_from_json(kind, list(value.cards) if kind is DISCARD else value)
 
 
-def view_to_message(view: HokmView) -> pb.HokmView:
-    message = pb.HokmView()
-    _fill_view(message, view)
-    return message
-
-
 def _fill_view(m: pb.HokmView, view: HokmView) -> None:
     """Write ``view`` into the empty message ``m``.
 

@@ -15,7 +15,9 @@ from referee.games.hokm_rules import PRESETS, HokmRules
 from referee.match import MatchConfig, TimeControl, run_match
 from referee.records import RecordWriter, read_record
 from referee.runner import RunConfig, run
-from referee.seats import Fault, FaultKind, RemoteSeat
+from referee.inprocess import play_match
+from referee.seats import Fault, FaultKind, InProcessSeat, RemoteSeat
+from sample_bots.random_player import RandomPlayer
 from waraq.v1 import bot_pb2 as pb
 from sample_bots.server import PlayerBot, builtin_players, start_server
 
@@ -100,3 +102,20 @@ def test_a_seat_on_a_closed_channel_is_a_crash_fault_not_an_exception():
 
     fault = asyncio.run(open_on_closed_channel())
     assert fault.kind == FaultKind.CRASH and "closed" in fault.detail
+
+
+def test_in_process_seats_play_the_same_match_as_play_match(tmp_path):
+    # The third kind of seat: Python callables behind the same runner, faults and record.
+    rules = PRESETS["classic"].replace(target_score=2)
+    seats = [InProcessSeat(lambda match, seat: RandomPlayer(f"{match}/{seat}"), "random") for _ in range(4)]
+    path = tmp_path / "inprocess.jsonl"
+    with RecordWriter(path) as record:
+        outcome = asyncio.run(run_match(MatchConfig(rules, 9, "ip-9", FAST), seats, record))
+    expected = play_match(rules, 9, [RandomPlayer(f"ip-9/{s}") for s in range(4)])
+    assert outcome.reason == "score" and outcome.winners == expected.result.winners
+    engine_lines = [
+        {k: e[k] for k in ("type", "round", "seat", "kind", "action") if k in e}
+        for e in read_record(path).events
+        if e["type"] == "decision"
+    ]
+    assert engine_lines == [e for e in expected.events if e["type"] == "decision"]
