@@ -140,6 +140,20 @@ def test_every_match_is_rated_and_every_record_is_complete(reference):
 # --- kill -9 and resume -------------------------------------------------------------------------
 
 
+def wait_for(runner: subprocess.Popen, path: Path, rated: int, in_flight: bool = False) -> None:
+    """Wait until `rated` matches are rated and, if asked, a match has its record open but no result."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        assert runner.poll() is None, f"the run ended early: {runner.stderr.read()!s}"
+        if (path / "ladder.sqlite").exists():
+            done = db_rows(path, "SELECT COUNT(*) FROM matches WHERE status = 'rated'")[0][0]
+            playing = db_rows(path, "SELECT record FROM matches WHERE status = 'planned'")
+            if done >= rated and (not in_flight or any((path / r).exists() for r, in playing)):
+                return
+        time.sleep(0.01)
+    raise AssertionError(f"the run did not reach {rated} rated matches in 60 s")
+
+
 def test_a_run_killed_with_sigkill_and_run_again_ends_as_an_uninterrupted_run(reference, tmp_path):
     path = make(tmp_path / "killed", FOUR_BOTS)
     runner = subprocess.Popen(
@@ -148,22 +162,26 @@ def test_a_run_killed_with_sigkill_and_run_again_ends_as_an_uninterrupted_run(re
         stderr=subprocess.PIPE,
         env=_env(),
     )
+    show = None
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if (path / "ladder.sqlite").exists() and db_rows(path, "SELECT COUNT(*) FROM matches WHERE status = 'rated'")[0][0] >= 8:
-                break
-            assert runner.poll() is None, runner.stderr.read().decode()
-            time.sleep(0.02)
-        show = waraq("ladder", "show", "-C", str(path))  # from another process, while the run writes
+        wait_for(runner, path, rated=4)
+        # `show` from another process while the run writes; the kill comes in the middle of a match.
+        show = subprocess.Popen(
+            [PYTHON, "-m", "referee.cli", "ladder", "show", "-C", str(path)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(),
+        )
+        wait_for(runner, path, rated=8, in_flight=True)
         runner.send_signal(signal.SIGKILL)
         runner.wait(10)
+        shown, show_errors = show.communicate(timeout=60)
     except BaseException:
         runner.kill()
         runner.wait(10)
+        if show is not None:
+            show.kill()
         reap_bots(path)
         raise
-    assert show.returncode == 0 and "heuristic" in show.stdout, show.stderr
+    assert show.returncode == 0 and "heuristic" in shown, show_errors
     in_flight = db_rows(path, "SELECT record FROM matches WHERE status = 'planned'")
     assert any((path / r).exists() for r, in in_flight), "no match was in flight at the kill"
     check_invariants(path / "ladder.sqlite")
@@ -194,11 +212,7 @@ def test_ctrl_c_lets_the_matches_in_flight_finish_and_run_again_continues(refere
         env=_env(),
     )
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and runner.poll() is None:
-            if (path / "ladder.sqlite").exists() and db_rows(path, "SELECT COUNT(*) FROM matches WHERE status = 'rated'")[0][0] >= 8:
-                break
-            time.sleep(0.02)
+        wait_for(runner, path, rated=8, in_flight=True)
         runner.send_signal(signal.SIGINT)
         out, err = runner.communicate(timeout=30)
     except BaseException:
