@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from referee.cards import DECK, parse_card
 from referee.games.options import (
@@ -54,6 +54,8 @@ TRICKS = {4: 13, 3: 17, 2: 13}
 
 @dataclass(frozen=True)
 class HokmRules:
+    GAME: ClassVar[str] = "hokm"
+
     players: int = 4
     target_score: int = 7
     kot_points: int = 2
