@@ -42,6 +42,8 @@ from typing import Any
 
 # Keys a view must never have: they would carry the shuffle or the undealt cards.
 FORBIDDEN_VIEW_KEYS = ("seed", "deck", "stock", "dealer", "burned")
+# ...except these, which are counts: how many cards the stock holds is public (Hand).
+ALLOWED_VIEW_KEYS = ("stock_size",)
 
 
 class Witness:
@@ -172,7 +174,10 @@ KEY = re.compile(r'"([^"\\]*)":')
 
 
 def naming_the_shuffle(names: Iterable[str]) -> list[str]:
-    return [n for n in names if any(word in n.lower() for word in FORBIDDEN_VIEW_KEYS)]
+    return [
+        n for n in names
+        if n not in ALLOWED_VIEW_KEYS and any(word in n.lower() for word in FORBIDDEN_VIEW_KEYS)
+    ]
 
 
 def json_cards_and_bad_keys(document: Any, card: re.Pattern[str]) -> tuple[set[str], list[str]]:

@@ -1,6 +1,7 @@
 """Golden playthroughs of Hokm: one whole match per player count, as readable text.
 
     python tests/golden/regenerate.py           # rewrite hokm_4p.txt, hokm_3p.txt, hokm_2p.txt
+                                                # and Hand's (tests/golden/hand_playthrough.py)
     python tests/golden/regenerate.py --search  # show which seeds have the wanted features
 
 Each file is one match with a fixed seed between seeded random players
@@ -375,7 +376,10 @@ def main(argv: list[str]) -> int:
         text = render(players)
         path_for(players).write_text(text)
         print(f"wrote {path_for(players)} ({text.count(chr(10))} lines)")
-    return 0
+    sys.path.insert(0, str(HERE.parents[1]))  # run as a script: make `tests` importable
+    from tests.golden import hand_playthrough
+
+    return hand_playthrough.main([])
 
 
 if __name__ == "__main__":
