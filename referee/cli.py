@@ -1,10 +1,10 @@
 """The ``waraq`` command: parses options, calls library functions, prints.
 
-    waraq match --bots random heuristic [--rules R] [--games N] [--seed S] [--record DIR]
-                [--concurrency K] [--policy forfeit|substitute]
+    waraq match --bots random heuristic [--game hokm|hand] [--rules R] [--games N] [--seed S]
+                [--record DIR] [--concurrency K] [--policy forfeit|substitute]
     waraq bot serve random|heuristic [--port N]
-    waraq play [--rules classic|short|three|two|FILE.toml] [--seed S] [--tricks]
-    waraq rules [classic|short|three|two|FILE.toml]
+    waraq play [--game hokm|hand] [--rules PRESET|FILE.toml] [--seed S] [--tricks]
+    waraq rules [--game hokm|hand] [PRESET|FILE.toml]
     waraq replay RECORD [--seat N] [--round R [--trick T]] [--step | --json] [--plain]
     waraq replay RECORD|DIR... --ask BOT [--seat N]
     waraq replay --verify RECORD|DIR...
@@ -15,11 +15,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import sys
 from collections import Counter
 from collections.abc import Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -27,7 +29,9 @@ from rich.table import Table
 
 from referee.cards import parse_card, parse_suit
 from referee.games.hokm import HokmState, winning_index
-from referee.games.hokm_rules import PRESETS, HokmRules, RulesError, load_rules
+from referee.games import registry
+from referee.games.hokm_rules import HokmRules
+from referee.games.options import RulesError
 from referee.bots import BUILTIN, BotSpec
 from referee.inprocess import play_match
 from referee.match import POLICIES, MatchOutcome, TimeControl
@@ -41,13 +45,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="waraq", description="Waraq: a referee for card-game bots.")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    play = commands.add_parser("play", help="play one in-process Hokm match between random players")
-    play.add_argument("--rules", default="classic", help=f"a preset ({', '.join(PRESETS)}) or a TOML file")
+    play = commands.add_parser("play", help="play one in-process match between random players")
+    _game_option(play)
+    play.add_argument("--rules", default="classic", help=RULES_HELP)
     play.add_argument("--seed", type=int, default=1, help="the match seed (default 1)")
-    play.add_argument("--tricks", action="store_true", help="show every trick, not only each round")
+    play.add_argument("--tricks", action="store_true", help="Hokm: show every trick, not only each round")
 
     rules = commands.add_parser("rules", help="check a rules preset or file and print it with its hash")
-    rules.add_argument("spec", nargs="?", default="classic", help="a preset or a TOML file")
+    _game_option(rules)
+    rules.add_argument("spec", nargs="?", default="classic", help=RULES_HELP)
 
     match = commands.add_parser("match", help="play matches between bots over gRPC and record them")
     match.add_argument(
@@ -58,7 +64,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="per seat, repeated in turn to fill the seats: a built-in bot (random, heuristic), "
         "a command with {port}, or an address (host:port, unix:PATH)",
     )
-    match.add_argument("--rules", default="classic", help=f"a preset ({', '.join(PRESETS)}) or a TOML file")
+    _game_option(match)
+    match.add_argument("--rules", default="classic", help=RULES_HELP)
     match.add_argument("--games", type=int, default=1, help="matches to play (default 1)")
     match.add_argument("--seed", type=int, default=1, help="seed of the first match; match i uses seed+i")
     match.add_argument("--record", type=Path, default=Path("records"), help="folder for the records (default records/)")
@@ -96,15 +103,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         if hasattr(args, "run_command"):  # a plugin's command: it parses, works and prints itself
             return args.run_command(args, console)
         if args.command == "play":
-            return _play(console, load_rules(args.rules), args.seed, args.tricks)
+            rules = registry.load_rules(args.game, args.rules)
+            if args.game == "hand":
+                if args.tricks:
+                    raise ValueError("--tricks is for Hokm: Hand has no tricks")
+                return _play_hand(console, rules, args.seed)
+            return _play(console, rules, args.seed, args.tricks)
         if args.command == "match":
             return _match(console, args)
         if args.command == "bot":
             return server.main([args.name, f"--port={args.port}", *([f"--unix={args.unix}"] if args.unix else [])])
-        return _show_rules(console, load_rules(args.spec))
+        return _show_rules(console, registry.load_rules(args.game, args.spec))
     except (RulesError, ValueError) as error:
         Console(stderr=True).print(f"[red]error:[/red] {error}", highlight=False, soft_wrap=True)
         return 2
+
+
+RULES_HELP = (
+    "a preset of the game ("
+    + "; ".join(f"{game}: {', '.join(registry.presets(game))}" for game in registry.GAMES)
+    + ") or a TOML file (default classic)"
+)
+
+
+def _game_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--game", choices=tuple(registry.GAMES), default=registry.DEFAULT_GAME, help="the game (default hokm)"
+    )
 
 
 def _play(console: Console, rules: HokmRules, seed: int, tricks: bool) -> int:
@@ -125,8 +150,68 @@ def _play(console: Console, rules: HokmRules, seed: int, tricks: bool) -> int:
     return 0
 
 
-def _side_name(rules: HokmRules, side: int) -> str:
-    """A team as its seats ("0+2") with 4 players, else the seat."""
+def _play_hand(console: Console, rules: Any, seed: int) -> int:
+    """One Hand match between random players (each seeded from the match seed and its seat)."""
+    state = registry.engine("hand").new_match(rules, seed)
+    rngs = [random.Random(f"{seed}/{seat}") for seat in range(rules.players)]
+    while state.result is None:
+        state.apply(state.random_action(rngs[state.to_act]))
+    console.print(
+        f"Hand, {rules.players} players{' in partnership' if rules.partnership else ''}, "
+        f"{rules.rounds} round{'s' if rules.rounds != 1 else ''}, opening {rules.opening_points}, seed {seed} "
+        f"({rules.rules_hash[:19]}…)",
+        highlight=False,
+    )
+    console.print(_hand_rounds_table(rules, state.events))
+    result = state.result
+    score = _sides_text(rules, list(result.score))
+    if result.winners:
+        who = " and ".join(f"seat {s}" for s in result.winners)
+        console.print(f"[bold]{who} won[/bold], score {score} ({result.reason}, lowest wins)", highlight=False)
+    else:
+        console.print(f"[bold]nobody won[/bold], score {score} ({result.reason})", highlight=False)
+    return 0
+
+
+def _hand_rounds_table(rules: Any, events: list[dict[str, Any]]) -> Table:
+    """One row per round_end (a void deal too): who dealt first, the turns, who went out, the points."""
+    teams = rules.teams < rules.players  # else a seat's points are its charges: one column
+    table = Table(title="Rounds", title_justify="left")
+    for name in ("round", "first", "turns", "out", "charges by seat", *(("points",) if teams else ()), "score"):
+        table.add_column(name, justify="right" if name in ("round", "first", "turns") else "left")
+    first, turns = 0, 0
+    for event in events:
+        if event["type"] == "deal":
+            first, turns = event["first"], 0
+        elif event.get("kind") == "TURN":
+            turns += 1
+        elif event["type"] == "round_end":
+            if event.get("void"):
+                out = "void: dealt again"
+            else:
+                out = f"seat {event['out']}" + (" (hand: doubled)" if event["hand"] else "")
+            table.add_row(
+                str(event["round"]),
+                str(first),
+                str(turns),
+                out,
+                " ".join(map(str, event["charges"])),
+                *((_sides_text(rules, event["points"]),) if teams else ()),
+                _sides_text(rules, event["score"]),
+            )
+    return table
+
+
+def _sides_text(rules: Any, values: list[int]) -> str:
+    """Per side: named when seats play in teams (``0+2:-30 1+3:45``), else the values in seat order
+    (``29 26 100 -30``: Hand's scores go below zero, so no dashes between them)."""
+    if rules.teams == rules.players:
+        return " ".join(map(str, values))
+    return " ".join(f"{_side_name(rules, side)}:{v}" for side, v in enumerate(values))
+
+
+def _side_name(rules: Any, side: int) -> str:
+    """A team as its seats ("0+2") when seats play in teams, else the seat."""
     return "+".join(map(str, range(side, rules.players, rules.teams)))
 
 
@@ -176,7 +261,7 @@ def _print_tricks(console: Console, state: HokmState) -> None:
 
 
 def _match(console: Console, args: argparse.Namespace) -> int:
-    rules = load_rules(args.rules)
+    rules = registry.load_rules(args.game, args.rules)
     specs = [BotSpec.parse(b) for b in args.bots]
     per_seat = [specs[i % len(specs)] for i in range(rules.players)]
     config = RunConfig(
@@ -193,7 +278,8 @@ def _match(console: Console, args: argparse.Namespace) -> int:
         deal_key=args.deal_key,
     )
     console.print(
-        f"Hokm, {rules.players} players ({args.rules}), {args.games} match(es) from seed {args.seed}, "
+        f"{args.game.capitalize()}, {rules.players} players ({args.rules}), "
+        f"{args.games} match(es) from seed {args.seed}, "
         f"policy {args.policy}: " + ", ".join(f"seat {i} {spec}" for i, spec in enumerate(per_seat)),
         highlight=False,
         soft_wrap=True,
@@ -218,14 +304,14 @@ def _match(console: Console, args: argparse.Namespace) -> int:
     return 0
 
 
-def _results_table(rules: HokmRules, outcomes: list[MatchOutcome], bots: list[str]) -> Table:
-    """Wins and points per side, and how the matches ended."""
+def _results_table(rules: Any, outcomes: list[MatchOutcome], bots: list[str]) -> Table:
+    """Wins and points per side, and how the matches ended (a Hand tie is a win for each side in it)."""
     wins: Counter[int] = Counter()
     points = [0] * rules.teams
     reasons: Counter[str] = Counter(o.reason for o in outcomes)
     for outcome in outcomes:
-        if outcome.winners:
-            wins[outcome.winners[0] % rules.teams] += 1
+        for side in {seat % rules.teams for seat in outcome.winners}:
+            wins[side] += 1
         for side, score in enumerate(outcome.score):
             points[side] += score
     table = Table(title=f"{len(outcomes)} match(es): " + ", ".join(f"{n} by {r}" for r, n in sorted(reasons.items())))
@@ -235,12 +321,15 @@ def _results_table(rules: HokmRules, outcomes: list[MatchOutcome], bots: list[st
         seats = range(side, rules.players, rules.teams)
         names = " + ".join(dict.fromkeys(bots[s] for s in seats))
         table.add_row(
-            f"seat{'s' if rules.players == 4 else ''} {_side_name(rules, side)}", names, str(wins[side]), str(points[side])
+            f"seat{'s' if rules.teams < rules.players else ''} {_side_name(rules, side)}",
+            names,
+            str(wins[side]),
+            str(points[side]),
         )
     return table
 
 
-def _show_rules(console: Console, rules: HokmRules) -> int:
+def _show_rules(console: Console, rules: Any) -> int:
     console.print_json(rules.canonical_json())
     console.print(f"rules_hash {rules.rules_hash}", highlight=False, soft_wrap=True)
     return 0

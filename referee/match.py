@@ -3,6 +3,10 @@
 Every way a match can end is a typed :class:`MatchOutcome` (a score, a bam,
 a forfeit with the faulty seats); nothing a bot does escapes as an
 exception. The record is written event by event as the match is played.
+
+The runner knows no game: the rules name theirs (:mod:`referee.games.registry`),
+whose engine deals, checks, substitutes (``state.random_action``) and spells
+the events; the seats ask whichever game's questions.
 """
 
 from __future__ import annotations
@@ -16,8 +20,7 @@ from typing import Any
 
 from waraq.v1 import bot_pb2 as pb
 
-from referee.games.hokm import GAME, IllegalAction, action_to_json, new_match
-from referee.games.hokm_rules import HokmRules
+from referee.games import registry
 from referee.records import FORMAT, RecordWriter
 from referee.seats import Answer, Fault, FaultKind, Question, Seat
 
@@ -40,7 +43,7 @@ class TimeControl:
 
 @dataclass(frozen=True)
 class MatchConfig:
-    rules: HokmRules
+    rules: Any  # any game's rules (HokmRules, HandRules): their GAME picks the engine
     seed: int
     match_id: str  # sent to the bots: must not reveal the seed (see referee.runner.match_id)
     time_control: TimeControl = TimeControl()
@@ -72,7 +75,7 @@ class MatchOutcome:
     match_id: str
     seed: int
     winners: tuple[int, ...]
-    reason: str  # "score", "bam", "forfeit", "aborted"
+    reason: str  # "score", "bam" (Hokm), "forfeit", "aborted"
     score: tuple[int, ...]
     faulty: tuple[int, ...] = ()
     faults: list[FaultRecord] = field(default_factory=list)
@@ -97,7 +100,9 @@ class _Run:
         self.config = config
         self.seats = seats
         self.record = record
-        self.state = new_match(config.rules, config.dealing_seed)
+        self.game = registry.game_of_rules(config.rules)
+        self.engine = registry.engine(self.game)
+        self.state = self.engine.new_match(config.rules, config.dealing_seed)
         self.written = 0
         self.faults: list[FaultRecord] = []
         self.fault_count = [0] * config.rules.players
@@ -132,6 +137,7 @@ class _Run:
         if failed:
             return self.forfeit(failed)
         seq = [0] * rules.players
+        illegal = self.engine.IllegalAction
         while state.result is None:
             seat = state.to_act
             seq[seat] += 1
@@ -144,13 +150,13 @@ class _Run:
                 ms = (time.perf_counter() - begun) * 1000
                 self.charge(seat, ms)
                 state.apply(answer.action)
-            except (Fault, IllegalAction) as problem:
+            except (Fault, illegal) as problem:
                 ms = (time.perf_counter() - begun) * 1000
                 fault = problem if isinstance(problem, Fault) else Fault(FaultKind.ILLEGAL, str(problem))
                 if config.policy == "forfeit" or self.fault_count[seat] + 1 >= config.max_faults:
                     self.fault(seat, fault)
                     return self.forfeit([seat])
-                answer = Answer(self.substitutes.choice(state.legal_actions()))
+                answer = Answer(state.random_action(self.substitutes))
                 self.fault(seat, fault, substituted=answer.action)
                 state.apply(answer.action)
             extra: dict[str, Any] = {"ms": round(ms, 3)}
@@ -184,7 +190,7 @@ class _Run:
             "detail": fault.detail,
         }
         if substituted is not None:
-            event["substituted"] = action_to_json(self.state.kind, substituted)
+            event["substituted"] = self.engine.action_to_json(self.state.kind, substituted)
         self.write(event)
 
     def forfeit(self, faulty_seats: list[int]) -> MatchOutcome:
@@ -225,7 +231,7 @@ class _Run:
         return {
             "type": "match",
             "format": FORMAT,
-            "game": GAME,
+            "game": self.game,
             "match_id": config.match_id,
             "rules": config.rules.to_dict(),
             "rules_hash": config.rules.rules_hash,
@@ -242,7 +248,7 @@ class _Run:
         team = self.state.team_seats(self.state.team_of(seat))
         return pb.MatchStart(
             match_id=self.config.match_id,
-            game=GAME,
+            game=self.game,
             rules_json=rules.canonical_json(),
             rules_hash=rules.rules_hash,
             seat=seat,

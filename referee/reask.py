@@ -12,6 +12,7 @@ kind.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,8 @@ from typing import Any
 from rich.text import Text
 
 from referee.bots import Endpoint
-from referee.games.hokm import action_to_json
+from referee.games import registry
+from referee.games.dealers import DealError, MissingDeal
 from referee.replay import Replay, Step
 from referee.replay_render import action_text
 from referee.seats import Fault, FaultKind, Question
@@ -141,25 +143,50 @@ async def _ask_seat(endpoint: Endpoint, replay: Replay, seat: int, answers: Reco
 
 def _compare(answers: RecordAnswers, step: Step, action: Any, note: str, fault: Fault | None) -> None:
     logged_fault = step.fault["kind"] if step.fault else None
-    legal = action is not None and _is_legal(step, action)
+    engine = _engine(step)
+    legal = action is not None and _is_legal(engine, step, action)
     if fault is not None:
         same = logged_fault == str(fault.kind)
         new = Text(f"{fault.kind}: {fault.detail}", style="red")
     elif not legal:
         same = logged_fault == "ILLEGAL"
-        new = action_text(step.kind, action).append(" (illegal)", style="red")
+        new = _action_text(engine, step.kind, action).append(" (illegal)", style="red")
     else:
-        same = logged_fault is None and action_to_json(step.kind, action) == step.action_json
-        new = action_text(step.kind, action)
+        same = logged_fault is None and engine.action_to_json(step.kind, action) == step.action_json
+        new = _action_text(engine, step.kind, action)
     if same:
         answers.agreed += 1
         return
     if step.fault is not None:
         logged = Text(f"{step.fault['kind']}: {step.fault.get('detail', '')}", style="red")
     else:
-        logged = action_text(step.kind, step.action)
+        logged = _action_text(engine, step.kind, step.action)
     answers.differences.append(Difference(step, logged, step.note, new, note))
 
 
-def _is_legal(step: Step, action: Any) -> bool:
-    return any(type(a) is type(action) and a == action for a in step.view.legal)
+def _engine(step: Step) -> Any:
+    return registry.engine(registry.game_of_rules(step.before.rules))
+
+
+def _is_legal(engine: Any, step: Step, action: Any) -> bool:
+    """Among the listed legal actions; a decision that lists none (Hand's TURN) is checked whole,
+    on a copy of the state: only the engine's IllegalAction makes it illegal."""
+    legal = step.view.legal
+    if legal:
+        return any(type(a) is type(action) and a == action for a in legal)
+    state = step.before.clone()
+    try:
+        state.apply(action)
+    except engine.IllegalAction:
+        return False
+    except (DealError, MissingDeal):  # legal, but it leads where the record has no deal or restock
+        return True
+    return True
+
+
+def _action_text(engine: Any, kind: str, action: Any) -> Text:
+    """Hokm's actions as the replay shows them; another game's in its record spelling."""
+    if engine.GAME == "hokm":
+        return action_text(kind, action)
+    spelled = engine.action_to_json(kind, action)
+    return Text(spelled if isinstance(spelled, str) else json.dumps(spelled, separators=(",", ":")))

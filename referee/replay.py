@@ -12,6 +12,12 @@ A record that cannot be fully reproduced is still walked as far as it goes;
 read, a header that is not a record's), ``"cut short"`` (a crash or a kill:
 no ``result`` line) or ``"inconsistent"`` (a line that does not follow from
 the play, e.g. a tampered ``round_end`` or ``result``).
+
+The header's ``game`` picks the engine (:mod:`referee.games.registry`);
+everything here goes through the small surface every engine module offers
+(``ENGINE_EVENTS``, ``replay``, ``iter_replay``, the action spellings, its
+errors) and the state's generic members (``to_act``, ``kind``, ``round``,
+``scores``, ``view``, ``clone``).
 """
 
 from __future__ import annotations
@@ -26,25 +32,17 @@ from google.protobuf import json_format
 from waraq.v1 import bot_pb2 as pb
 
 from referee import wire
-from referee.games.hokm import (
-    ENGINE_EVENTS,
-    GAME,
-    PLAY,
-    HokmState,
-    HokmView,
-    ReplayError,
-    action_from_json,
-    action_to_json,
-    dealer_from_events,
-    iter_replay,
-)
-from referee.games.dealers import DealError, MissingDeal
-from referee.games.hokm_rules import HokmRules, RulesError
+from referee.games import registry
+from referee.games.options import RulesError
 from referee.records import FORMAT, read_record
 
 OK, CORRUPT, CUT_SHORT, INCONSISTENT, UNREADABLE = "ok", "corrupt", "cut short", "inconsistent", "unreadable"
-ENGINE_REASONS = ("score", "bam")  # results the engine itself reaches; "forfeit"/"aborted" are the referee's
+# Results the engines reach themselves: Hokm's score and bam; Hand's score, and its "aborted" (a round
+# that never ends). "forfeit" is only the referee's, and so is an "aborted" with a "detail" (a referee
+# error; see referee.runner).
+ENGINE_REASONS = ("score", "bam", "aborted")
 RECORD_SUFFIXES = (".jsonl", ".jsonl.gz")
+PLAY = "PLAY"  # Hokm's kind whose steps are numbered by trick
 
 
 @dataclass(frozen=True)
@@ -63,8 +61,8 @@ class Step:
     kind: str
     round: int
     trick: int | None  # PLAY: which trick of the round (1-based)
-    before: HokmState
-    after: HokmState | None
+    before: Any  # the game's state (HokmState, HandState)
+    after: Any
     action: Any  # the engine's value of the action played; None if unanswered
     note: str = ""
     ms: float | None = None
@@ -76,7 +74,7 @@ class Step:
     sent: bool = True  # False: the seat was already lost, so the referee did not send the request
 
     @property
-    def view(self) -> HokmView:
+    def view(self) -> Any:
         """What the seat knew when asked: exactly the view of its request."""
         return self.before.view(self.seat)
 
@@ -86,7 +84,9 @@ class Step:
 
     @property
     def action_json(self) -> Any:
-        return None if self.action is None else action_to_json(self.kind, self.action)
+        if self.action is None:
+            return None
+        return registry.engine(registry.game_of_rules(self.before.rules)).action_to_json(self.kind, self.action)
 
     @property
     def where(self) -> str:
@@ -99,8 +99,8 @@ class Replay:
 
     path: Path
     events: list[dict[str, Any]] = field(default_factory=list)  # events[i] is on line i + 1
-    rules: HokmRules | None = None
-    initial: HokmState | None = None  # the state before the first decision
+    rules: Any = None  # the game's rules, once the header is read
+    initial: Any = None  # the state before the first decision
     steps: list[Step] = field(default_factory=list)
     status: str = OK
     problem: str | None = None  # one line: why the record is not OK
@@ -113,6 +113,11 @@ class Replay:
     @property
     def ok(self) -> bool:
         return self.status == OK
+
+    @property
+    def game(self) -> str:
+        """The header's game once its rules are read ("hokm" for a record that has none)."""
+        return registry.game_of_rules(self.rules) if self.rules is not None else registry.DEFAULT_GAME
 
     @property
     def match_id(self) -> str:
@@ -152,7 +157,7 @@ class Replay:
         state, tc = self.initial, self.time_control
         return pb.MatchStart(
             match_id=self.match_id,
-            game=GAME,
+            game=self.game,
             rules_json=self.rules.canonical_json(),
             rules_hash=self.rules.rules_hash,
             seat=seat,
@@ -185,7 +190,7 @@ class Replay:
             bank_ms=step.bank_ms,
         )
 
-    def timeline(self) -> Iterator[tuple[int, dict[str, Any], Step | None, HokmState]]:
+    def timeline(self) -> Iterator[tuple[int, dict[str, Any], Step | None, Any]]:
         """``(line, event, step, state)`` for each line reproduced: ``step`` for a decision
         (or the fault that ended the match), ``state`` the state once the line happened."""
         if self.initial is None:
@@ -286,13 +291,14 @@ class _Walk:
         if not events:
             raise _Stop(CUT_SHORT, "the record is empty: it stops before its header")
         rules = replay.rules = self._header()
+        engine_module = registry.engine(registry.game_of_rules(rules))
         n = rules.players
         result = events[-1] if events[-1].get("type") == "result" else None
-        referee_result = result is not None and result.get("reason") not in ENGINE_REASONS
+        referee_result = result is not None and _referee_result(result)
         engine = [
             (line, e)
             for line, e in enumerate(events, start=1)
-            if e.get("type") in ENGINE_EVENTS and not (referee_result and e is result)
+            if e.get("type") in engine_module.ENGINE_EVENTS and not (referee_result and e is result)
         ]
         self.engine_lines = [line for line, _ in engine]
         engine_events = [e for _, e in engine]
@@ -305,14 +311,15 @@ class _Walk:
             if result.get("reason") != "forfeit" and result.get("reason") != "aborted":
                 raise _Stop(INCONSISTENT, f"line {len(events)}: a result before the first deal")
             return  # bots that could not start: a forfeit before any card was dealt
+        first_decision = next((i for i, e in enumerate(engine_events) if e.get("type") == "decision"), None)
         try:
-            state = HokmState(rules, dealer_from_events(rules, engine_events))
-        except ReplayError as error:
+            # The engine's own replay of the lines before the first decision: the deal, checked.
+            state = engine_module.replay(rules, engine_events[:first_decision])
+        except engine_module.ReplayError as error:
             raise self._replay_error(error) from None
-        except (DealError, MissingDeal) as error:
-            raise _Stop(INCONSISTENT, f"the record's deal cannot be played: {error}") from None
         replay.initial = state
-        playing = iter_replay(rules, engine_events)
+        playing = engine_module.iter_replay(rules, engine_events)
+        replay_error, action_from_json = engine_module.ReplayError, engine_module.action_from_json
         decision_ms = float(replay.time_control.get("decision_ms", 0))
         seq, bank, lost = [0] * n, [float(replay.time_control.get("bank_ms", 0))] * n, [False] * n
         pending: tuple[int, dict[str, Any]] | None = None  # a question's fault, awaiting its decision
@@ -352,7 +359,7 @@ class _Walk:
                     state = next(playing).clone()
                 except StopIteration:  # the engine has no decision pending: the match is over
                     raise _Stop(INCONSISTENT, f"line {line}: a decision after the match is over") from None
-                except ReplayError as error:
+                except replay_error as error:
                     raise self._replay_error(error) from None
                 fault = pending[1] if pending else None
                 seat = event["seat"]
@@ -373,7 +380,7 @@ class _Walk:
                         seat=seat,
                         kind=before.kind,
                         round=before.round,
-                        trick=len(before.history) + 1 if before.kind is PLAY else None,
+                        trick=_trick(before),
                         before=before,
                         after=state,
                         action=action_from_json(before.kind, event["action"]),
@@ -398,7 +405,7 @@ class _Walk:
         try:
             for _ in playing:  # the engine's last check: no recorded event left unexplained
                 raise _Stop(INCONSISTENT, "the record has decisions the walk did not see")
-        except ReplayError as error:
+        except replay_error as error:
             raise self._replay_error(error) from None
         if pending is not None:
             line, fault = pending
@@ -410,7 +417,7 @@ class _Walk:
                     seat=fault["seat"],
                     kind=state.kind,
                     round=state.round,
-                    trick=len(state.history) + 1 if state.kind is PLAY else None,
+                    trick=_trick(state),
                     before=state,
                     after=None,
                     action=None,
@@ -424,21 +431,23 @@ class _Walk:
         if result is not None and not referee_result and not state.is_over:
             raise _Stop(INCONSISTENT, f"line {len(events)}: a result, but the match is not over")
 
-    def _header(self) -> HokmRules:
+    def _header(self) -> Any:
         header = self.events[0]
         if header.get("type") != "match":
             raise _Stop(CORRUPT, "line 1 is not the 'match' header")
         if header.get("format") != FORMAT:
             raise _Stop(CORRUPT, f"line 1: format {header.get('format')!r}, expected {FORMAT!r}")
-        if header.get("game") != GAME:
-            raise _Stop(CORRUPT, f"line 1: game {header.get('game')!r}: only {GAME!r} records can be replayed")
+        game = header.get("game")
+        if game not in registry.GAMES:
+            known = ", ".join(map(repr, registry.GAMES))
+            raise _Stop(CORRUPT, f"line 1: game {game!r}: only records of {known} can be replayed")
         for key in ("rules", "seed", "seats", "time_control"):
             if key not in header:
                 raise _Stop(CORRUPT, f"line 1: the header has no {key!r}")
         if not isinstance(header["rules"], dict):
             raise _Stop(CORRUPT, "line 1: the header's rules are not an object")
         try:
-            rules = HokmRules.from_dict(header["rules"])
+            rules = registry.rules_from_dict(game, header["rules"])
         except RulesError as error:
             raise _Stop(CORRUPT, f"line 1: the header's rules are not valid: {error}") from None
         if header.get("rules_hash") != rules.rules_hash:
@@ -485,7 +494,7 @@ class _Walk:
             lost[seat] = True
 
     def _referee_result(
-        self, line: int, result: dict[str, Any], state: HokmState, pending: tuple | None, faulted: set[int]
+        self, line: int, result: dict[str, Any], state: Any, pending: tuple | None, faulted: set[int]
     ) -> None:
         reason = result.get("reason")
         if reason == "aborted":
@@ -513,7 +522,7 @@ class _Walk:
                 INCONSISTENT, f"line {line}: record has score = {result.get('score')!r}, the play gives {state.scores}"
             )
 
-    def _replay_error(self, error: ReplayError) -> _Stop:
+    def _replay_error(self, error: ValueError) -> _Stop:
         """The engine's "event K" (among engine events) as the record's line."""
         message = str(error)
         found = re.match(r"event (\d+)", message)
@@ -522,9 +531,19 @@ class _Walk:
         return _Stop(INCONSISTENT, message)
 
     @staticmethod
-    def _where(state: HokmState) -> str:
-        trick = f"trick {len(state.history) + 1}" if state.kind is PLAY else str(state.kind)
-        return f"round {state.round}, {trick}"
+    def _where(state: Any) -> str:
+        trick = _trick(state)
+        return f"round {state.round}, " + (f"trick {trick}" if trick else str(state.kind))
+
+
+def _trick(state: Any) -> int | None:
+    """Hokm, before a PLAY: which trick of the round (1-based); None for any other decision."""
+    return len(state.history) + 1 if state.kind == PLAY else None
+
+
+def _referee_result(result: dict[str, Any]) -> bool:
+    """A result the referee wrote (a forfeit, an abort on its own error), not the engine."""
+    return result.get("reason") not in ENGINE_REASONS or "detail" in result
 
 
 def _readable_to(replay: Replay) -> str:

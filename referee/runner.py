@@ -15,16 +15,17 @@ import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from referee.bots import BotSpec, Endpoint
-from referee.games.hokm_rules import HokmRules
+from referee.games.registry import game_of_rules
 from referee.match import MatchConfig, MatchOutcome, TimeControl, run_match
 from referee.records import RecordWriter
 
 
 @dataclass(frozen=True)
 class RunConfig:
-    rules: HokmRules
+    rules: Any  # any game's rules (see MatchConfig)
     bots: Sequence[BotSpec]  # one per seat
     games: int = 1
     seed: int = 1
@@ -59,8 +60,9 @@ def match_id(seed: int, deal_key: str = "") -> str:
     return "m-" + hashlib.sha256(f"waraq-match/{deal_key}/{seed}".encode()).hexdigest()[:16]
 
 
-def record_name(seed: int) -> str:
-    return f"hokm-{seed}.jsonl"
+def record_name(seed: int, game: str = "hokm") -> str:
+    """``<game>-<seed>.jsonl``: one folder can hold both games' records."""
+    return f"{game}-{seed}.jsonl"
 
 
 async def run(config: RunConfig, on_outcome: Callable[[MatchOutcome], None] | None = None) -> RunReport:
@@ -92,7 +94,8 @@ async def _one_match(config: RunConfig, seed: int, endpoints: Sequence[Endpoint]
     mid = match_id(seed, config.deal_key)
     record = None
     if config.record_dir is not None:
-        record = RecordWriter(config.record_dir / (record_name(seed) + (".gz" if config.gzip else "")))
+        name = record_name(seed, game_of_rules(config.rules))
+        record = RecordWriter(config.record_dir / (name + (".gz" if config.gzip else "")))
     match = MatchConfig(
         config.rules, seed, mid, config.time_control, config.policy, config.max_faults, config.deal_key
     )

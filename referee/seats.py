@@ -9,6 +9,9 @@ apply its policy and go on. Two kinds:
   launched bot's); one ``Play`` stream per match, in lockstep;
 * :class:`InProcessSeat`: a Python callable taking the seat's view (tests,
   benchmarks), with the same deadlines.
+
+Seats know no game: a question carries whichever game's view, and
+:mod:`referee.wire` writes and reads the messages of each.
 """
 
 from __future__ import annotations
@@ -25,7 +28,6 @@ from waraq.v1 import bot_pb2 as pb
 from waraq.v1 import bot_pb2_grpc
 
 from referee import wire
-from referee.games.hokm import ActionError, HokmView
 
 
 class FaultKind(StrEnum):
@@ -54,10 +56,10 @@ class Answer:
 
 @dataclass(frozen=True)
 class Question:
-    """One decision put to a seat: its view and the clock."""
+    """One decision put to a seat: its view (of whichever game) and the clock."""
 
     seq: int
-    view: HokmView
+    view: Any  # HokmView, HandView: the engine's view of the seat to act
     match_id: str
     deadline_ms: float
     bank_ms: float
@@ -175,7 +177,7 @@ def _answer(question: Question, kind: str, message: pb.BotMessage) -> Answer:
         raise Fault(FaultKind.MALFORMED, f"note of {len(reply.note.encode())} bytes (at most {wire.NOTE_LIMIT})")
     try:
         action = wire.message_to_action(kind, reply.action)
-    except ActionError as error:
+    except ValueError as error:  # each game's ActionError is one: whatever the reply spells wrong
         raise Fault(FaultKind.MALFORMED, str(error)) from None
     return Answer(action, reply.note, reply.think_ms or None)
 
@@ -186,7 +188,7 @@ def _rpc(error: BaseException) -> str:
     return str(error) or type(error).__name__
 
 
-Player = Callable[[HokmView], Any]
+Player = Callable[[Any], Any]  # a seat's view -> its action
 
 
 class InProcessSeat:

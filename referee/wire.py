@@ -2,14 +2,21 @@
 
 Both sides use it: the referee turns a seat's view into a ``DecisionRequest``
 and a reply's ``Action`` back into an engine action; a Python bot turns the
-request back into a :class:`~referee.games.hokm.HokmView` and its choice into
-an ``Action``. Nothing here knows about sockets or time.
+request back into a :class:`~referee.games.hokm.HokmView` (or a Hand view) and
+its choice into an ``Action``. Nothing here knows about sockets or time.
+
+Hokm is written here, on the referee's hot path (bench/grpc.py); Hand's
+messages are in :mod:`referee.wire_hand`, imported only when a Hand view,
+kind or request comes by, so a Hokm-only process never loads Hand. Each
+function below dispatches with one cheap test: the view's type, the kind's
+name or the request's ``view`` oneof.
 """
 
 from __future__ import annotations
 
 import json
 from functools import lru_cache
+from types import ModuleType
 from typing import Any
 
 from waraq.v1 import bot_pb2 as pb
@@ -33,11 +40,22 @@ from referee.games.hokm_rules import HokmRules
 PROTOCOL_VERSION = 1
 NOTE_LIMIT = 1024  # bytes of a reply's note; longer is MALFORMED
 
-# Which oneof field of Action carries each decision kind.
+# Which oneof field of Action carries each decision kind: Hokm's, and Hand's (named here, so that
+# telling the games apart needs no import of Hand; referee.wire_hand has the same with Hand's constants).
 ACTION_FIELD = {TRUMP: "suit", PLAY: "card", DISCARD: "discard", DRAW: "draw", REDEAL: "answer", BAM: "answer"}
+HAND_FIELD = {"TAKE": "take", "TURN": "turn"}
+
+
+def _hand() -> ModuleType:
+    """:mod:`referee.wire_hand`, imported on first use."""
+    from referee import wire_hand
+
+    return wire_hand
 
 
 def action_to_message(kind: str, action: Any) -> pb.Action:
+    if kind in HAND_FIELD:
+        return _hand().action_to_message(kind, action)
     if kind is PLAY:
         return pb.Action(card=CARD_NAMES[action])
     if kind is TRUMP:
@@ -50,7 +68,9 @@ def action_to_message(kind: str, action: Any) -> pb.Action:
 
 
 def message_to_action(kind: str, message: pb.Action) -> Any:
-    """A reply's action -> the engine's value; :class:`ActionError` says what is wrong with it."""
+    """A reply's action -> the engine's value; the game's ``ActionError`` says what is wrong with it."""
+    if kind in HAND_FIELD:
+        return _hand().message_to_action(kind, message)
     kind = hokm.KINDS[hokm.KINDS.index(kind)]  # the engine's constant: compared by identity below
     field = message.WhichOneof("action")
     wanted = ACTION_FIELD[kind]
@@ -99,9 +119,11 @@ def _fill_view(m: pb.HokmView, view: HokmView) -> None:
 
 
 def decision_request(
-    seq: int, view: HokmView, *, match_id: str, deadline_ms: float, bank_ms: float
+    seq: int, view: Any, *, match_id: str, deadline_ms: float, bank_ms: float
 ) -> pb.DecisionRequest:
-    """The self-contained question put to the seat to act."""
+    """The self-contained question put to the seat to act, with its view in the game's field."""
+    if type(view) is not HokmView:
+        return _hand().decision_request(seq, view, match_id=match_id, deadline_ms=deadline_ms, bank_ms=bank_ms)
     kind = view.kind
     assert kind is not None and view.seat == view.to_act
     request = pb.DecisionRequest(
@@ -118,9 +140,13 @@ def decision_request(
 
 
 def kind_of(request: pb.DecisionRequest) -> str:
-    """The request's decision kind as the engine's own constant (compared by identity)."""
+    """The request's decision kind as its engine's own constant (compared by identity)."""
+    if request.kind in HAND_FIELD:
+        return _hand().kind_of(request)
     if request.kind not in hokm.KINDS:
-        raise ActionError(f"{request.kind!r} is not a decision kind: expected one of {', '.join(hokm.KINDS)}")
+        raise ActionError(
+            f"{request.kind!r} is not a decision kind: expected one of {', '.join([*hokm.KINDS, *HAND_FIELD])}"
+        )
     return hokm.KINDS[hokm.KINDS.index(request.kind)]
 
 
@@ -138,8 +164,11 @@ def _cards(names: Any) -> tuple[int, ...]:
         return tuple(parse_card(name) for name in names)
 
 
-def message_to_view(request: pb.DecisionRequest) -> HokmView:
-    """The bot's side: a request back to the view the engine made (for Python bots)."""
+def message_to_view(request: pb.DecisionRequest) -> Any:
+    """The bot's side: a request back to the view the engine made (for Python bots):
+    a :class:`HokmView`, or a Hand view when the request carries ``hand``."""
+    if request.WhichOneof("view") == "hand":
+        return _hand().message_to_view(request)
     m = request.hokm
     kind = kind_of(request)
     if kind is PLAY:  # the commonest question: its legal actions are cards

@@ -28,6 +28,7 @@ from bisect import bisect_left, insort
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from random import Random
 from typing import Any
 
 from referee.cards import (
@@ -310,6 +311,14 @@ class HokmState:
                 legal = _FIXED_LEGAL[kind]
             self._legal = legal
         return legal
+
+    def random_action(self, rng: Random) -> Any:
+        """A legal action drawn by ``rng``: what the referee plays for a seat that faulted.
+
+        Every game's state has it, so the referee substitutes without knowing
+        the game; Hokm's legal actions are few enough to list and pick from.
+        """
+        return rng.choice(self.legal_actions())
 
     def apply(self, action: Any) -> None:
         """Take ``action`` for the seat to act, or raise :class:`IllegalAction` saying why."""

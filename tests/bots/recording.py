@@ -3,7 +3,9 @@
 Run it in the test's event loop with ``sample_bots.server.start_server`` (a
 real server on port 0). It plays at random, seeded from the match id and seat
 like the random bot, except that it always asks for a redeal and always calls
-bam when it may: so those decisions, and what they show, happen often.
+bam when it may: so those decisions, and what they show, happen often. In a
+Hand match (``MatchStart.game``) it always takes the discard when offered, so
+that views with a taken card and its uses happen often too.
 """
 
 from __future__ import annotations
@@ -31,7 +33,23 @@ class EagerPlayer:
         return self._rng.choice(view.legal)
 
 
-def eager_player(match_id: str, seat: int) -> EagerPlayer:
+class EagerHandPlayer:
+    """Hand: takes every discard offered, then plays a random legal turn (the random bot's)."""
+
+    def __init__(self, seed: int | str) -> None:
+        self._rng = random.Random(seed)
+
+    def __call__(self, view: Any) -> Any:
+        from sample_bots.hand_random import random_turn
+
+        if view.kind == "TAKE":
+            return "discard"
+        return random_turn(view, self._rng)
+
+
+def eager_player(match_id: str, seat: int, game: str = "hokm") -> EagerPlayer | EagerHandPlayer:
+    if game == "hand":
+        return EagerHandPlayer(f"{match_id}/{seat}")
     return EagerPlayer(f"{match_id}/{seat}")
 
 
@@ -46,7 +64,7 @@ class RecordingBot(bot_pb2_grpc.BotServicer):
             name="recording",
             version="test",
             author="tests/bots",
-            games=[pb.GameSupport(game="hokm", players=[2, 3, 4])],
+            games=[pb.GameSupport(game=game, players=[2, 3, 4]) for game in ("hokm", "hand")],
             protocol_version=wire.PROTOCOL_VERSION,
         )
 
@@ -58,7 +76,7 @@ class RecordingBot(bot_pb2_grpc.BotServicer):
             received.append(message)
             body = message.WhichOneof("body")
             if body == "start":
-                player = eager_player(message.start.match_id, message.start.seat)
+                player = eager_player(message.start.match_id, message.start.seat, message.start.game)
             elif body == "decision" and player is not None:
                 request = message.decision
                 kind = wire.kind_of(request)

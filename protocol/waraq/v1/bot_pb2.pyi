@@ -84,7 +84,7 @@ class TimeControl(_message.Message):
     def __init__(self, decision_ms: _Optional[float] = ..., bank_ms: _Optional[float] = ..., startup_ms: _Optional[float] = ...) -> None: ...
 
 class DecisionRequest(_message.Message):
-    __slots__ = ("seq", "kind", "legal", "deadline_ms", "bank_ms", "match_id", "seat", "hokm")
+    __slots__ = ("seq", "kind", "legal", "deadline_ms", "bank_ms", "match_id", "seat", "hokm", "hand")
     SEQ_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     LEGAL_FIELD_NUMBER: _ClassVar[int]
@@ -93,6 +93,7 @@ class DecisionRequest(_message.Message):
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     HOKM_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
     seq: int
     kind: str
     legal: _containers.RepeatedCompositeFieldContainer[Action]
@@ -101,21 +102,26 @@ class DecisionRequest(_message.Message):
     match_id: str
     seat: int
     hokm: HokmView
-    def __init__(self, seq: _Optional[int] = ..., kind: _Optional[str] = ..., legal: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., deadline_ms: _Optional[float] = ..., bank_ms: _Optional[float] = ..., match_id: _Optional[str] = ..., seat: _Optional[int] = ..., hokm: _Optional[_Union[HokmView, _Mapping]] = ...) -> None: ...
+    hand: HandView
+    def __init__(self, seq: _Optional[int] = ..., kind: _Optional[str] = ..., legal: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., deadline_ms: _Optional[float] = ..., bank_ms: _Optional[float] = ..., match_id: _Optional[str] = ..., seat: _Optional[int] = ..., hokm: _Optional[_Union[HokmView, _Mapping]] = ..., hand: _Optional[_Union[HandView, _Mapping]] = ...) -> None: ...
 
 class Action(_message.Message):
-    __slots__ = ("suit", "card", "discard", "draw", "answer")
+    __slots__ = ("suit", "card", "discard", "draw", "answer", "take", "turn")
     SUIT_FIELD_NUMBER: _ClassVar[int]
     CARD_FIELD_NUMBER: _ClassVar[int]
     DISCARD_FIELD_NUMBER: _ClassVar[int]
     DRAW_FIELD_NUMBER: _ClassVar[int]
     ANSWER_FIELD_NUMBER: _ClassVar[int]
+    TAKE_FIELD_NUMBER: _ClassVar[int]
+    TURN_FIELD_NUMBER: _ClassVar[int]
     suit: str
     card: str
     discard: Cards
     draw: str
     answer: bool
-    def __init__(self, suit: _Optional[str] = ..., card: _Optional[str] = ..., discard: _Optional[_Union[Cards, _Mapping]] = ..., draw: _Optional[str] = ..., answer: _Optional[bool] = ...) -> None: ...
+    take: str
+    turn: Turn
+    def __init__(self, suit: _Optional[str] = ..., card: _Optional[str] = ..., discard: _Optional[_Union[Cards, _Mapping]] = ..., draw: _Optional[str] = ..., answer: _Optional[bool] = ..., take: _Optional[str] = ..., turn: _Optional[_Union[Turn, _Mapping]] = ...) -> None: ...
 
 class Cards(_message.Message):
     __slots__ = ("cards",)
@@ -224,3 +230,107 @@ class DrawStep(_message.Message):
     choice: str
     second: str
     def __init__(self, offered: _Optional[str] = ..., choice: _Optional[str] = ..., second: _Optional[str] = ...) -> None: ...
+
+class Turn(_message.Message):
+    __slots__ = ("steps", "discard")
+    STEPS_FIELD_NUMBER: _ClassVar[int]
+    DISCARD_FIELD_NUMBER: _ClassVar[int]
+    steps: _containers.RepeatedCompositeFieldContainer[Step]
+    discard: str
+    def __init__(self, steps: _Optional[_Iterable[_Union[Step, _Mapping]]] = ..., discard: _Optional[str] = ...) -> None: ...
+
+class Step(_message.Message):
+    __slots__ = ("meld", "add", "swap")
+    MELD_FIELD_NUMBER: _ClassVar[int]
+    ADD_FIELD_NUMBER: _ClassVar[int]
+    SWAP_FIELD_NUMBER: _ClassVar[int]
+    meld: Cards
+    add: Addition
+    swap: JokerSwap
+    def __init__(self, meld: _Optional[_Union[Cards, _Mapping]] = ..., add: _Optional[_Union[Addition, _Mapping]] = ..., swap: _Optional[_Union[JokerSwap, _Mapping]] = ...) -> None: ...
+
+class Addition(_message.Message):
+    __slots__ = ("meld", "cards", "at")
+    MELD_FIELD_NUMBER: _ClassVar[int]
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
+    meld: int
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    at: str
+    def __init__(self, meld: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ..., at: _Optional[str] = ...) -> None: ...
+
+class JokerSwap(_message.Message):
+    __slots__ = ("meld", "card")
+    MELD_FIELD_NUMBER: _ClassVar[int]
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    meld: int
+    card: str
+    def __init__(self, meld: _Optional[int] = ..., card: _Optional[str] = ...) -> None: ...
+
+class Use(_message.Message):
+    __slots__ = ("steps",)
+    STEPS_FIELD_NUMBER: _ClassVar[int]
+    steps: _containers.RepeatedCompositeFieldContainer[Step]
+    def __init__(self, steps: _Optional[_Iterable[_Union[Step, _Mapping]]] = ...) -> None: ...
+
+class HandView(_message.Message):
+    __slots__ = ("seat", "players", "round", "first", "kind", "to_act", "hand", "hand_sizes", "opened", "melds", "pile", "taken", "stock_size", "drawn", "took", "uses", "scores", "rules_json", "partnership")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    ROUND_FIELD_NUMBER: _ClassVar[int]
+    FIRST_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    TO_ACT_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    HAND_SIZES_FIELD_NUMBER: _ClassVar[int]
+    OPENED_FIELD_NUMBER: _ClassVar[int]
+    MELDS_FIELD_NUMBER: _ClassVar[int]
+    PILE_FIELD_NUMBER: _ClassVar[int]
+    TAKEN_FIELD_NUMBER: _ClassVar[int]
+    STOCK_SIZE_FIELD_NUMBER: _ClassVar[int]
+    DRAWN_FIELD_NUMBER: _ClassVar[int]
+    TOOK_FIELD_NUMBER: _ClassVar[int]
+    USES_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    RULES_JSON_FIELD_NUMBER: _ClassVar[int]
+    PARTNERSHIP_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    players: int
+    round: int
+    first: int
+    kind: str
+    to_act: int
+    hand: _containers.RepeatedScalarFieldContainer[str]
+    hand_sizes: _containers.RepeatedScalarFieldContainer[int]
+    opened: _containers.RepeatedScalarFieldContainer[bool]
+    melds: _containers.RepeatedCompositeFieldContainer[TableMeld]
+    pile: _containers.RepeatedScalarFieldContainer[str]
+    taken: _containers.RepeatedCompositeFieldContainer[TakenCard]
+    stock_size: int
+    drawn: str
+    took: str
+    uses: _containers.RepeatedCompositeFieldContainer[Use]
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    rules_json: str
+    partnership: bool
+    def __init__(self, seat: _Optional[int] = ..., players: _Optional[int] = ..., round: _Optional[int] = ..., first: _Optional[int] = ..., kind: _Optional[str] = ..., to_act: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., opened: _Optional[_Iterable[bool]] = ..., melds: _Optional[_Iterable[_Union[TableMeld, _Mapping]]] = ..., pile: _Optional[_Iterable[str]] = ..., taken: _Optional[_Iterable[_Union[TakenCard, _Mapping]]] = ..., stock_size: _Optional[int] = ..., drawn: _Optional[str] = ..., took: _Optional[str] = ..., uses: _Optional[_Iterable[_Union[Use, _Mapping]]] = ..., scores: _Optional[_Iterable[int]] = ..., rules_json: _Optional[str] = ..., partnership: _Optional[bool] = ...) -> None: ...
+
+class TableMeld(_message.Message):
+    __slots__ = ("owner", "kind", "cards", "joker_as")
+    OWNER_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    JOKER_AS_FIELD_NUMBER: _ClassVar[int]
+    owner: int
+    kind: str
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    joker_as: str
+    def __init__(self, owner: _Optional[int] = ..., kind: _Optional[str] = ..., cards: _Optional[_Iterable[str]] = ..., joker_as: _Optional[str] = ...) -> None: ...
+
+class TakenCard(_message.Message):
+    __slots__ = ("seat", "card")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    card: str
+    def __init__(self, seat: _Optional[int] = ..., card: _Optional[str] = ...) -> None: ...
