@@ -30,7 +30,10 @@ from referee.bots import BotSpec, Endpoint
 from ladder.config import Bot
 from ladder.store import Store
 
-BUILTIN_MODULES = {"random": ("server", "random_player"), "heuristic": ("server", "heuristic")}
+BUILTIN_MODULES = {
+    "random": ("server", "random_player", "hand_random", "hand_turn"),
+    "heuristic": ("server", "heuristic", "hand_heuristic", "hand_turn"),
+}
 
 
 @dataclass(frozen=True)

@@ -3,15 +3,18 @@
     waraq bot serve random --port 50051
     waraq bot serve heuristic --port 0        # prints the port it got
 
-A player is a callable taking a :class:`~referee.games.hokm.HokmView` and
-returning one of its legal actions; a new player is made for each match and
-seat, so one process serves any number of concurrent matches. If the player
-object has a ``note`` attribute after deciding, it is sent as the reply's note.
+A player is a callable taking a view (:class:`~referee.games.hokm.HokmView`
+or :class:`~referee.games.hand.HandView`) and returning one of its legal
+actions; a new player is made for each match and seat, for the match's game
+(``MatchStart.game``), so one process serves any number of concurrent matches
+of either game. If the player object has a ``note`` attribute after deciding,
+it is sent as the reply's note.
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import importlib.metadata
 import signal
 import sys
@@ -25,9 +28,12 @@ from waraq.v1 import bot_pb2 as pb
 from waraq.v1 import bot_pb2_grpc
 
 from referee import wire
-from referee.games.hokm import HokmView
 
-PlayerFactory = Callable[[str, int], Callable[[HokmView], Any]]
+# (match id, seat, game) -> the player: a callable from a view to an action.
+PlayerFactory = Callable[[str, int, str], Callable[[Any], Any]]
+
+# The games every built-in bot plays, with their numbers of players.
+GAMES = {"hokm": (2, 3, 4), "hand": (2, 3, 4)}
 
 
 def _version() -> str:
@@ -50,7 +56,7 @@ class PlayerBot(bot_pb2_grpc.BotServicer):
             name=self.name,
             version=_version(),
             author=self.author,
-            games=[pb.GameSupport(game="hokm", players=[2, 3, 4])],
+            games=[pb.GameSupport(game=game, players=players) for game, players in GAMES.items()],
             protocol_version=wire.PROTOCOL_VERSION,
         )
 
@@ -61,7 +67,8 @@ class PlayerBot(bot_pb2_grpc.BotServicer):
         async for message in requests:
             body = message.WhichOneof("body")
             if body == "start":
-                player = self.make_player(message.start.match_id, message.start.seat)
+                start = message.start
+                player = self.make_player(start.match_id, start.seat, start.game or "hokm")
             elif body == "decision" and player is not None:
                 request = message.decision
                 action = player(wire.message_to_view(request))
@@ -76,17 +83,32 @@ class PlayerBot(bot_pb2_grpc.BotServicer):
                 player = None
 
 
+# The sample players: per bot name and game, where its class is (imported on first use,
+# so a Hokm-only process never loads Hand).
+BUILTIN: dict[str, dict[str, str]] = {
+    "random": {"hokm": "sample_bots.random_player:RandomPlayer", "hand": "sample_bots.hand_random:HandRandomPlayer"},
+    "heuristic": {
+        "hokm": "sample_bots.heuristic:HeuristicPlayer",
+        "hand": "sample_bots.hand_heuristic:HandHeuristicPlayer",
+    },
+}
+
+
 def builtin_players() -> dict[str, PlayerFactory]:
     """The sample players by name; each is seeded from the match id and seat, so reproducible."""
-    from sample_bots.random_player import RandomPlayer
+    return {name: _by_game(name, classes) for name, classes in BUILTIN.items()}
 
-    players: dict[str, PlayerFactory] = {"random": lambda match, seat: RandomPlayer(f"{match}/{seat}")}
-    try:
-        from sample_bots.heuristic import HeuristicPlayer
-    except ImportError:  # pragma: no cover - present in every release
-        return players
-    players["heuristic"] = lambda match, seat: HeuristicPlayer(f"{match}/{seat}")
-    return players
+
+def _by_game(name: str, classes: dict[str, str]) -> PlayerFactory:
+    """A factory making the player of ``classes`` for the match's game."""
+
+    def make(match: str, seat: int, game: str = "hokm") -> Callable[[Any], Any]:
+        if game not in classes:
+            raise ValueError(f"the {name} bot does not play {game!r}: it plays {', '.join(classes)}")
+        module, _, cls = classes[game].partition(":")
+        return getattr(importlib.import_module(module), cls)(f"{match}/{seat}")
+
+    return make
 
 
 async def start_server(servicer: bot_pb2_grpc.BotServicer, address: str) -> tuple[grpc.aio.Server, int]:

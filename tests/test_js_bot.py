@@ -1,4 +1,4 @@
-"""The JavaScript sample bot (sample_bots/js) plays whole matches against the Python random bot.
+"""The JavaScript sample bot (sample_bots/js) plays whole matches of Hokm and Hand against the Python random bot.
 
 The referee launches ``node sample_bots/js/bot.js --port {port}`` as it would
 any bot command, so these tests go through the real launcher, health check,
@@ -25,11 +25,14 @@ from typing import Any
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from waraq.v1 import bot_pb2 as pb
+from waraq.v1 import bot_pb2_grpc
 
 from referee import runner
 from referee.bots import BotSpec
 from referee.cards import CARD_NAMES
-from referee.games import hokm
+from referee.games import hand, hokm
+from referee.games.hand_rules import HandRules
 from referee.games.hokm import HokmView, dealer_from_events, winning_index
 from referee.games.hokm_rules import HokmRules
 from referee.match import MatchOutcome
@@ -233,5 +236,138 @@ def test_bot_prints_its_port_is_healthy_and_exits_on_sigterm() -> None:
         if process.poll() is None:
             process.kill()
             process.wait()
+        process.stdout.close()
+        process.stderr.close()
+
+
+# -- Hand ------------------------------------------------------------------------------
+#
+# The same bot process plays Hand (sample_bots/js/hand.js): a match per rules, JS at
+# the even seats, the Python random bot at the odd ones.
+
+HAND_MATCHES = {
+    "hand-classic": (HandRules.from_dict({"preset": "classic"}), 1),
+    "hand-partners": (HandRules.from_dict({"preset": "partners"}), 2),
+    "hand-two": (HandRules.from_dict({"preset": "two"}), 3),
+}
+HAND_JOKER = 52
+
+
+@pytest.fixture(scope="module")
+def hand_matches(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Played]:
+    _require_node()
+    return {
+        name: _play(rules, seed, tmp_path_factory.mktemp(f"js-{name}"))  # type: ignore[arg-type]
+        for name, (rules, seed) in HAND_MATCHES.items()
+    }
+
+
+@pytest.fixture(params=list(HAND_MATCHES))
+def hand_played(request: pytest.FixtureRequest, hand_matches: dict[str, Played]) -> Played:
+    return hand_matches[request.param]
+
+
+def test_hand_match_ends_by_score_without_faults(hand_played: Played) -> None:
+    outcome = hand_played.outcome
+    faults = [e for e in hand_played.events if e["type"] == "fault"]
+    assert outcome.reason == "score", f"match ended by {outcome.reason}: {faults or outcome.faults}"
+    assert not faults and not outcome.faults
+    seats = hand_played.events[0]["seats"]
+    assert {s["seat"] for s in seats if s["bot"] == "js-sample"} == hand_played.js_seats
+    rounds = [e for e in hand_played.events if e["type"] == "round_end" and not e.get("void")]
+    assert len(rounds) == hand_played.rules.rounds
+
+
+def test_hand_record_replays_to_the_same_result(hand_played: Played) -> None:
+    state = hand.replay(hand_played.rules, hand_played.events)
+    result = hand_played.events[-1]
+    assert list(state.result.winners) == result["winners"]
+    assert list(state.result.score) == result["score"]
+
+
+def test_js_seats_take_turn_and_meld_in_hand(hand_played: Played) -> None:
+    mine = hand_played.decisions(hand_played.js_seats)
+    assert {e["kind"] for e in mine} == {"TAKE", "TURN"}
+    steps = [step for e in mine if e["kind"] == "TURN" for step in e["action"]["steps"]]
+    assert any("meld" in s for s in steps), "the JS seats never laid a meld"
+    for event in mine:
+        note = event.get("note", "")
+        assert note and not note.startswith("fallback"), f"JS decision without its own reason: {event}"
+
+
+def _hand_charge(card: int) -> int:
+    """RULES.md: a joker 15, ace 11, pictures 10, others their number."""
+    face = card % 53
+    if face == HAND_JOKER:
+        return 15
+    rank = face % 13
+    return 11 if rank == 12 else 10 if rank >= 8 else rank + 2
+
+
+def _near(a: int, b: int) -> bool:
+    """README: same rank in another suit, or same suit within two ranks (the ace low and high)."""
+    fa, fb = a % 53, b % 53
+    if HAND_JOKER in (fa, fb) or fa == fb:
+        return False
+    if fa % 13 == fb % 13:
+        return True
+    places = lambda f: (-1, 12) if f % 13 == 12 else (f % 13,)  # noqa: E731
+    return fa // 13 == fb // 13 and any(abs(p - q) <= 2 for p in places(fa) for q in places(fb))
+
+
+def _js_hand_questions(played: Played) -> Iterator[tuple[hand.HandView, Any, hand.HandState, int]]:
+    """(view, action, the state after it, deals before it) for each JS decision, by replaying the record."""
+    state = hand.HandState(played.rules, hand.dealer_from_events(played.rules, played.events))
+    for event in played.decisions():
+        action = hand.action_from_json(event["kind"], event["action"])
+        view = state.view(event["seat"])
+        deals = sum(1 for e in state.events if e["type"] == "deal")
+        state.apply(action)
+        if event["seat"] in played.js_seats:
+            yield view, action, state, deals
+
+
+def test_js_hand_turns_follow_the_readme_strategy(hand_played: Played) -> None:
+    checked = 0
+    for view, action, after, deals in _js_hand_questions(hand_played):
+        if view.kind != "TURN":
+            continue
+        where = f"round {view.round} seat {view.seat}: {hand.action_to_json('TURN', action)}"
+        steps = list(action.steps)
+        # 1. The taken discard goes down the first way the referee listed.
+        if view.took is not None:
+            assert tuple(steps[: len(view.uses[0])]) == view.uses[0], where
+            steps = steps[len(view.uses[0]) :]
+        # 4. Never a bare joker added to a table meld by the bot's own choice.
+        for step in steps:
+            if isinstance(step, hand.Add):
+                assert all(c % 53 != HAND_JOKER for c in step.cards), where
+        # 5. The costliest loose card, else the costliest that is not a joker.
+        if sum(1 for e in after.events if e["type"] == "deal") != deals:
+            continue  # the round ended (out, or a void deal next): the hand is gone
+        held = [*after.hands[view.seat], action.discard]
+        real = [c for c in held if c % 53 != HAND_JOKER]
+        loose = [c for c in real if not any(_near(c, o) for o in held)]
+        pool = loose or real or held
+        assert _hand_charge(action.discard) == max(map(_hand_charge, pool)), where
+        assert action.discard in pool, where
+        checked += 1
+    assert checked > 20
+
+
+def test_hello_lists_hokm_and_hand() -> None:
+    _require_node()
+    process = subprocess.Popen(
+        ["node", str(JS_DIR / "bot.js"), "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        line = process.stdout.readline()
+        assert "port" in line, f"bot.js printed {line!r}"
+        with grpc.insecure_channel(f"127.0.0.1:{int(line.rsplit(' ', 1)[-1])}") as channel:
+            hello = bot_pb2_grpc.BotStub(channel).Hello(pb.HelloRequest(protocol_version=1), timeout=5)
+        assert {g.game: sorted(g.players) for g in hello.games} == {"hokm": [2, 3, 4], "hand": [2, 3, 4]}
+    finally:
+        process.terminate()
+        process.wait(timeout=5)
         process.stdout.close()
         process.stderr.close()

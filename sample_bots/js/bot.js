@@ -6,7 +6,7 @@
 //
 //   node sample_bots/js/bot.js --port 50051
 //
-// This file is only the plumbing: the decisions are in hokm.js.
+// This file is only the plumbing: the decisions are in hokm.js and hand.js.
 
 const path = require('node:path');
 const { parseArgs } = require('node:util');
@@ -14,7 +14,8 @@ const { performance } = require('node:perf_hooks');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 const { ReflectionService } = require('@grpc/reflection');
-const { decide } = require('./hokm');
+const hokm = require('./hokm');
+const hand = require('./hand');
 
 const NAME = 'js-sample';
 const VERSION = require('./package.json').version;
@@ -44,7 +45,10 @@ function hello(call, callback) {
     name: NAME,
     version: VERSION,
     author: AUTHOR,
-    games: [{ game: 'hokm', players: [2, 3, 4] }],
+    games: [
+      { game: 'hokm', players: [2, 3, 4] },
+      { game: 'hand', players: [2, 3, 4] },
+    ],
     protocol_version: PROTOCOL_VERSION,
   });
 }
@@ -71,9 +75,15 @@ function play(call) {
   call.on('error', () => {}); // the referee closed the stream: nothing left to answer
 }
 
+// Which game decides a request: the one whose view it carries (the oneof
+// `view`); a view this bot does not know goes to hokm.js, which answers any
+// unknown kind with its first legal action.
+const GAMES = { hokm, hand };
+
 function reply(request, match) {
   const begun = performance.now();
-  const { action, note } = decide(request, match);
+  const game = GAMES[request.view] || hokm;
+  const { action, note } = game.decide(request, match);
   return {
     seq: request.seq,
     action,

@@ -1,0 +1,74 @@
+"""Hand's random bot: a random legal action, reproducible from a seed, that still ends rounds.
+
+TAKE is a fair coin between the stock and the discard. A TURN has no list of
+legal actions to pick from, so the bot builds one on a
+:class:`~sample_bots.hand_turn.TurnBuilder` from its view alone: the taken
+discard down one of the ways the view lists (``view.uses``), then, at
+random, its opening (when the hand holds one: a bot that never opened could
+never go out, and rounds would not end), melds, additions and joker swaps,
+and a random card to discard.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from referee.games.hand import TAKE, Add, HandView, Meld, Swap
+from referee.games.hand_melds import best_opening, melds_in
+from sample_bots.hand_turn import TurnBuilder, TurnError, cards_of, ends_for, joined, swaps_for
+
+# How often each kind of step is tried when it is possible.
+OPEN = 0.8
+MELD = 0.7
+ADD = 0.7
+SWAP = 0.5
+
+
+class HandRandomPlayer:
+    def __init__(self, seed: int | str = 0) -> None:
+        self._rng = random.Random(seed)
+
+    def __call__(self, view: HandView) -> Any:
+        if view.kind == TAKE:
+            return self._rng.choice(view.legal)
+        return random_turn(view, self._rng)
+
+
+def random_turn(view: HandView, rng: random.Random) -> Any:
+    b = TurnBuilder.of(view)
+    if b.needs_use:
+        b.apply(rng.choice(b.uses))
+    if not b.opened and rng.random() < OPEN:
+        value, melds = best_opening(b.hand, keep=1)
+        if value >= b.opening_points:
+            b.lay(melds)
+    if b.opened:
+        _random_steps(b, rng)
+    return b.finish(rng.choice(b.hand))
+
+
+def _random_steps(b: TurnBuilder, rng: random.Random) -> None:
+    """Melds, swaps and additions, each tried in a random order and taken at random."""
+    melds = melds_in(b.hand)
+    for faces in rng.sample(melds, k=len(melds)):
+        cards = cards_of(faces, b.hand)
+        if cards is not None and rng.random() < MELD:
+            b.attempt(Meld(cards))
+    for index, meld in enumerate(b.table):
+        card = next((c for c in b.hand if swaps_for(meld, c)), None)
+        if card is not None and rng.random() < SWAP:
+            b.attempt(Swap(index, card))
+    for card in rng.sample(b.hand, k=len(b.hand)):
+        places = [(i, at) for i, meld in enumerate(b.table) for at in ends_for(meld) if _fits_at(meld, card, at)]
+        if places and rng.random() < ADD:
+            index, at = rng.choice(places)
+            b.attempt(Add(index, (card,), at))
+
+
+def _fits_at(meld: Any, card: int, at: str | None) -> bool:
+    try:
+        joined(meld, (card,), at)
+    except TurnError:
+        return False
+    return True
