@@ -6,9 +6,9 @@ difference over the combined σ, ratings.p_above), which is what
 ``--until-stable`` waits on.
 
 Head to head, bot A against bot B counts the matches where they sat on
-different sides: with 4 players on opposite teams (whoever their partners
-were), with 2 and 3 players each for itself. A wins when its side ranked
-better; with 3 players two losers that tie are left out. The 95 % interval is
+different sides: on opposite teams (whoever their partners were) when the
+game has teams, else each for itself. A wins when its side ranked better
+(Hand: a lower score); two sides that tie are left out. The 95 % interval is
 Wilson's score interval, which treats the matches as independent: the two
 matches of a duplicate deal are not quite, so read it as a little too narrow.
 """
@@ -110,12 +110,12 @@ def wilson(wins: int, n: int, z: float = Z95) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def pairs(store: Store, players: int, *, everyone: bool = False) -> list[PairStat]:
+def pairs(store: Store, players: int | rt.Layout, *, everyone: bool = False) -> list[PairStat]:
     """Head to head for every two bots that met, the better-ranked of the two first."""
     env_names = {e.id: e.name for e in store.entries()}
     shown = {e.id for e in store.entries(None if everyone else [ACTIVE, SUSPENDED])}
     tally: dict[tuple[int, int], list[int]] = {}
-    count = 2 if players == 4 else players
+    count = rt.layout(players).sides
     with store.snapshot():
         results = store.results((RATED, UNRATED))
     for played in results:

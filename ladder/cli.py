@@ -1,6 +1,6 @@
 """``waraq ladder``: parses options, calls the ladder's library functions, prints.
 
-    waraq ladder init DIR [--rules classic|three|two|FILE] [--seed S] [--no-duplicates] [--partners mixed|self]
+    waraq ladder init DIR [--game hokm|hand] [--rules PRESET|FILE] [--seed S] [--no-duplicates] [--partners mixed|self]
     waraq ladder add NAME SPEC [--no-check] [--same-entry]     (SPEC: random, heuristic, a command with {port}, host:port)
     waraq ladder remove NAME
     waraq ladder run [--matches N | --more N | --until-stable] [--concurrency K] [--confidence P] [--cap N]
@@ -25,7 +25,8 @@ from typing import Any
 from rich.console import Console
 from rich.live import Live
 
-from referee.games.hokm_rules import PRESETS, RulesError, load_rules
+from referee.games import registry
+from referee.games.options import RulesError
 
 from ladder import board, folder, ledger
 from ladder.config import PARTNERS, ConfigError
@@ -50,10 +51,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     init = commands.add_parser("init", help="make a ladder folder")
     init.add_argument("folder", type=Path, metavar="DIR")
-    init.add_argument("--rules", default="classic", help=f"a preset ({', '.join(PRESETS)}) or a TOML file")
+    init.add_argument("--game", choices=list(registry.GAMES), default=registry.DEFAULT_GAME, help="the game played")
+    init.add_argument(
+        "--rules",
+        default="classic",
+        help="a preset of the game or a TOML file; "
+        + "; ".join(f"{game}: {', '.join(registry.presets(game))}" for game in registry.GAMES),
+    )
     init.add_argument("--seed", type=int, help="the ladder's seed (default: a random one, written to ladder.toml)")
     init.add_argument("--no-duplicates", action="store_true", help="play each deal once, not once per seating")
-    init.add_argument("--partners", choices=PARTNERS, default="mixed", help="4 players: who partners whom")
+    init.add_argument("--partners", choices=PARTNERS, default="mixed", help="teams: who partners whom")
 
     add = commands.add_parser("add", parents=[where], help="add a bot, or a new version of one")
     add.add_argument("name", metavar="NAME")
@@ -101,18 +108,27 @@ def main(args: argparse.Namespace, console: Console) -> int:
 
 
 def _init(args: argparse.Namespace, console: Console) -> int:
-    rules = load_rules(args.rules)
+    rules = registry.load_rules(args.game, args.rules)
     path = folder.init(
         args.folder, rules, seed=args.seed, duplicate=not args.no_duplicates, partners=args.partners
     )
     console.print(
-        f"made ladder {path}: Hokm, {rules.players} players, to {rules.target_score}; "
+        f"made ladder {path}: {describe(rules)}; "
         f"{'duplicate deals' if not args.no_duplicates else 'no duplicate deals'}. "
         f"Next: `waraq ladder add NAME SPEC -C {path}`, then `waraq ladder run -C {path}`",
         highlight=False,
         soft_wrap=True,
     )
     return 0
+
+
+def describe(rules: Any) -> str:
+    """``Hokm, 4 players, to 7`` or ``Hand, 4 players each for himself, 5 rounds``: a game in a few words."""
+    game = registry.game_of_rules(rules)
+    if game == "hokm":
+        return f"Hokm, {rules.players} players, to {rules.target_score}"
+    who = "in two partnerships" if rules.teams < rules.players else "each for himself"
+    return f"{game.capitalize()}, {rules.players} players {who}, {rules.rounds} round{'s' * (rules.rounds != 1)}"
 
 
 def _add(args: argparse.Namespace, console: Console) -> int:
@@ -252,14 +268,14 @@ def _show(args: argparse.Namespace, console: Console) -> int:
         rows = board.standings(ladder.store, env, everyone=args.all)
         counts = ladder.store.count_by_status()
         title = (
-            f"Ladder {ladder.folder}: {counts['rated'] + counts['unrated']} matches"
+            f"Ladder {ladder.folder} ({describe(ladder.config.rules)}): {counts['rated'] + counts['unrated']} matches"
             + (f", {counts['planned'] + counts['done']} planned" if counts["planned"] + counts["done"] else "")
         )
         console.print(board.StandingsTable(rows, title=title))
         for line in board.suspensions(rows):
             console.print(line, soft_wrap=True)
         if args.pairs:
-            console.print(board.PairsTable(board.pairs(ladder.store, ladder.config.rules.players, everyone=args.all)))
+            console.print(board.PairsTable(board.pairs(ladder.store, ladder.config.layout, everyone=args.all)))
     return 0
 
 
@@ -289,9 +305,14 @@ def export_data(ladder: folder.Ladder) -> dict[str, Any]:
     for row in matches:
         row["bots"] = [names[b] for b in row["seats"]]
     return {
-        "ladder": {"seed": config.seed, "rules": config.rules.to_dict(), "rules_hash": config.rules.rules_hash},
+        "ladder": {
+            "game": config.game,
+            "seed": config.seed,
+            "rules": config.rules.to_dict(),
+            "rules_hash": config.rules.rules_hash,
+        },
         "standings": board.standings_rows(board.standings(store, env, everyone=True)),
-        "pairs": board.pair_rows(board.pairs(store, config.rules.players, everyone=True)),
+        "pairs": board.pair_rows(board.pairs(store, config.layout, everyone=True)),
         "bots": [asdict(e) for e in entries],
         "matches": matches,
         "ratings": [{"match": m, "bot": names[b], "mu": mu, "sigma": s} for m, b, mu, s in history],

@@ -24,9 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from referee.bots import BotSpec
-from referee.games.hokm_rules import HokmRules, RulesError
-from referee.games.options import BadValue, boolean, integer, one_of, toml_value
+from referee.games import registry
+from referee.games.options import BadValue, RulesError, boolean, integer, one_of, toml_value
 from referee.match import POLICIES, TimeControl
+
+from ladder.ratings import Layout
 
 CONFIG = "ladder.toml"
 DATABASE = "ladder.sqlite"
@@ -97,14 +99,25 @@ class Bot:
 @dataclass(frozen=True)
 class LadderConfig:
     seed: int
-    rules: HokmRules
+    rules: Any  # the game's rules type: HokmRules, HandRules
     time_control: TimeControl = TimeControl()
     faults: Faults = Faults()
     matchmaking: Matchmaking = Matchmaking()
     run: RunSettings = RunSettings()
     trueskill: TrueSkillSettings = TrueSkillSettings()
     bots: tuple[Bot, ...] = field(default=())
-    game: str = "hokm"
+    game: str = ""  # "" is the game of ``rules``; a game given must be theirs
+
+    def __post_init__(self) -> None:
+        game = registry.game_of_rules(self.rules)
+        if self.game and self.game != game:
+            raise ValueError(f"a {self.game} ladder cannot play {game} rules")
+        object.__setattr__(self, "game", game)
+
+    @property
+    def layout(self) -> Layout:
+        """The matches' sides (teams or each seat alone) and which way their scores count."""
+        return Layout.of(self.rules)
 
     def bot(self, name: str) -> Bot | None:
         return next((b for b in self.bots if b.name == name), None)
@@ -184,8 +197,8 @@ TABLES: dict[str, tuple[type, dict[str, tuple[Check, str]]]] = {
     "matchmaking": (
         Matchmaking,
         {
-            "duplicate": (boolean, "play each deal once per seating, the sides swapped (same decks, same first hakem seat)"),
-            "partners": (one_of(*PARTNERS), "4 players: mixed = a bot partners other bots (rates each bot); self = a bot partners itself"),
+            "duplicate": (boolean, "play each deal once per seating, the bots moved on by one seat each time (same decks, same first hakem or first player)"),
+            "partners": (one_of(*PARTNERS), "teams: mixed = a bot partners other bots (rates each bot); self = a bot partners itself"),
             "batch": (integer(1), "matches planned at once; a batch is planned from the ratings two batches back"),
             "candidates": (integer(1), "seatings weighed for each match when there are more than this many"),
             "uncertainty_weight": (_number(0, INF), "preference for bots with uncertain ratings (high sigma)"),
@@ -209,7 +222,7 @@ TABLES: dict[str, tuple[type, dict[str, tuple[Check, str]]]] = {
             "sigma": (_number(0, INF, open_low=True), "a new bot's uncertainty"),
             "beta": (_number(0, INF, open_low=True), "the spread of one match's performance"),
             "tau": (_number(0, INF), "uncertainty added before each match (skill may drift)"),
-            "draw_probability": (_number(0, 1, open_high=True), "a Hokm match has a winner: 0"),
+            "draw_probability": (_number(0, 1, open_high=True), "a Hokm match has a winner and Hand ties are rare: 0"),
         },
     ),
 }
@@ -220,6 +233,7 @@ BOT_KEYS: dict[str, tuple[Check, str]] = {
     "on_new_version": (one_of(*NEW_VERSION), ""),
 }
 TOP_KEYS = {"format", "game", "seed", "rules", "bots", *TABLES}
+TEAMS_NEED = {"hokm": "4 players", "hand": "partnership = true"}  # what makes teams, by game
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -249,8 +263,7 @@ def parse(raw: Mapping[str, Any], where: str = CONFIG) -> LadderConfig:
             raise ConfigError(f"{where}: {_unknown(key, TOP_KEYS, 'key')}")
     if raw.get("format", FORMAT) != FORMAT:
         raise ConfigError(f"{where}: format = {toml_value(raw['format'])}: this Waraq reads {FORMAT!r}")
-    if raw.get("game", "hokm") != "hokm":
-        raise ConfigError(f"{where}: game = {toml_value(raw['game'])}: expected \"hokm\" (the only game ladders play yet)")
+    game = _checked(where, "", "game", raw.get("game", registry.DEFAULT_GAME), one_of(*registry.GAMES))
     if "seed" not in raw:
         raise ConfigError(f"{where}: seed is missing: the ladder's seed (an integer) picks its deals and matches")
     seed = _checked(where, "", "seed", raw["seed"], integer(0))
@@ -258,14 +271,15 @@ def parse(raw: Mapping[str, Any], where: str = CONFIG) -> LadderConfig:
     if not isinstance(rules_raw, dict):
         raise ConfigError(f"{where}: rules = {toml_value(rules_raw)}: expected a table [rules] of rule keys")
     try:
-        rules = HokmRules.from_dict(rules_raw)
+        rules = registry.load_rules(game, dict(rules_raw))
     except RulesError as error:
         raise ConfigError(f"{where}: [rules] {error}") from None
     tables = {name: _table(where, name, raw.get(name, {})) for name in TABLES}
-    config = LadderConfig(seed=seed, rules=rules, bots=_bots(where, raw.get("bots", [])), **tables)
-    if config.matchmaking.partners == "self" and rules.players != 4:
+    config = LadderConfig(seed=seed, rules=rules, bots=_bots(where, raw.get("bots", [])), game=game, **tables)
+    if config.matchmaking.partners == "self" and not config.layout.teams:
         raise ConfigError(
-            f"{where}: [matchmaking] partners = \"self\" needs 4 players (teams); these rules have {rules.players}"
+            f"{where}: [matchmaking] partners = \"self\" needs {TEAMS_NEED[game]} (teams); "
+            f"these rules have {rules.players} players, each for himself"
         )
     return config
 
@@ -343,7 +357,7 @@ def dumps(config: LadderConfig) -> str:
         "# A Waraq ladder. `waraq ladder run` plays it; `waraq ladder show` shows the table.",
         "# Bots: `waraq ladder add NAME SPEC` and `waraq ladder remove NAME` (or edit [[bots]] below).",
         f"format = {toml_value(FORMAT)}",
-        f"game = {toml_value(config.game)}",
+        f"game = {toml_value(config.game)}  # {' or '.join(map(toml_value, registry.GAMES))}: the game every match plays",
         f"seed = {config.seed}  # picks the deals and the matchmaking's choices",
         "",
         "[rules]  # every rule key of RULES.md; changing them after matches were played is refused",

@@ -15,9 +15,7 @@ import random
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
-
-from referee.games.hokm_rules import HokmRules
+from typing import IO, Any
 
 from ladder import bots as launch
 from ladder import config as cfg
@@ -50,13 +48,16 @@ class Ladder:
 
 def init(
     folder: str | Path,
-    rules: HokmRules,
+    rules: Any,
     *,
     seed: int | None = None,
     duplicate: bool = True,
     partners: str = "mixed",
 ) -> Path:
-    """Make a ladder folder: ladder.toml, an empty ladder.sqlite, records/."""
+    """Make a ladder folder: ladder.toml, an empty ladder.sqlite, records/.
+
+    ``rules`` are any game's (HokmRules, HandRules): the ladder plays their game.
+    """
     folder = Path(folder)
     if (folder / cfg.CONFIG).exists() or (folder / cfg.DATABASE).exists():
         raise ConfigError(f"{folder} holds a ladder already")

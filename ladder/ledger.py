@@ -104,7 +104,7 @@ def advance(store: Store, config: LadderConfig, env: trueskill.TrueSkill) -> Eve
 
 def _process(store: Store, config: LadderConfig, env: trueskill.TrueSkill, match_id: int, events: Events) -> None:
     played = store.played(match_id)
-    players = config.rules.players
+    players = config.layout
     side_ranks = rt.ranks(players, played.winners, played.score, played.faulty)
     if side_ranks is None:
         store.mark(match_id, UNRATED, f"no side won ({played.reason})")
@@ -154,7 +154,7 @@ def enforce_suspensions(store: Store) -> list[int]:
 
 def rerate(store: Store, config: LadderConfig, env: trueskill.TrueSkill) -> int:
     """Rate every played match again from the prior, in order (after changing [trueskill]); matches rated."""
-    players = config.rules.players
+    players = config.layout
     count = 0
     with store.transaction():
         store.delete_ratings()
@@ -229,7 +229,7 @@ def _plan(
     boundary: int,
     count: int,
 ) -> list[Planned] | Finished:
-    settings, players = config.matchmaking, config.rules.players
+    settings, players = config.matchmaking, config.layout
     bots = bots_at(store, boundary)
     size = group_size(players, settings.duplicate)
     wanted = min(-(-settings.batch // size) * size, target.matches - count)

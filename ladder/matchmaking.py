@@ -11,10 +11,19 @@ where each imbalance term is 0 for the least-used choice and approaches 1 for
 the most used. The best seating is taken (ties: the first in the seeded
 order), the counts are updated as if it were played, and the next deal is
 weighed. With duplicate deals a seating is played once per rotation of the
-seats by one: with 4 players the two teams swap sides, with 2 the two seats,
-with 3 each bot sits in each seat once, every time on the same decks.
+seats by one, as many times as the match has sides: with two teams the teams
+swap sides, with each seat a side each bot sits in each seat once, every time
+on the same decks (the same seed).
 
-Partners (4 players): ``mixed`` seats four different bots when there are four
+In Hand that means: the same deck for every deal of the match, in order (the
+k-th deck, void redeals counted, is a function of the seed alone), and the
+same first player of every round; the bots move on by one seat, so over the
+rotations each bot is dealt every seat's hands, the first player's 15 cards
+included, and keeps its neighbours: it always takes the discards of the same
+bot. Only the deal is common: once the bots play differently, the discard
+pile, and so any stock rebuilt from it, differs.
+
+Partners (two teams): ``mixed`` seats four different bots when there are four
 (a bot partners itself only when the ladder has fewer); ``self`` seats each
 bot with itself. A bot never plays against itself.
 """
@@ -31,7 +40,7 @@ from dataclasses import dataclass, field
 import trueskill
 
 from ladder.config import Matchmaking
-from ladder.ratings import Rating, quality
+from ladder.ratings import Layout, Rating, layout, quality
 
 Seating = tuple[int, ...]
 
@@ -49,13 +58,13 @@ class History:
     partners: Counter[tuple[int, int]] = field(default_factory=Counter)
 
     @classmethod
-    def of(cls, seatings: Iterable[Seating], players: int) -> History:
+    def of(cls, seatings: Iterable[Seating], players: int | Layout) -> History:
         history = cls()
         for seating in seatings:
             history.add(seating, players)
         return history
 
-    def add(self, seating: Seating, players: int) -> None:
+    def add(self, seating: Seating, players: int | Layout) -> None:
         for bot in set(seating):
             self.games[bot] += 1
         for seat, bot in enumerate(seating):
@@ -64,46 +73,53 @@ class History:
             self.partners[pair] += 1
 
 
-def partner_pairs(seating: Seating, players: int) -> list[tuple[int, int]]:
-    """The partnerships of a 4-player seating (seats 0+2 and 1+3), as sorted pairs."""
-    if players != 4:
+def partner_pairs(seating: Seating, players: int | Layout) -> list[tuple[int, int]]:
+    """The partnerships of a seating with teams (seats 0+2 and 1+3), as sorted pairs."""
+    if not layout(players).teams:
         return []
     return [tuple(sorted((seating[0], seating[2]))), tuple(sorted((seating[1], seating[3])))]  # type: ignore[list-item]
 
 
-def rotations(seating: Seating, players: int, duplicate: bool) -> list[Seating]:
+def rotations(seating: Seating, players: int | Layout, duplicate: bool) -> list[Seating]:
     """The seatings that play one deal: the seating alone, or every bot moved on by one seat each time.
 
-    With 4 players, one move swaps the teams' sides; a second would only swap partners'
-    seats, so a 4-player deal is played twice. With 2 and 3 players each seat is a side.
+    With two teams, one move swaps the teams' sides; a second would only swap partners'
+    seats, so a team deal is played twice. When each seat is a side, a deal is played
+    once per seat.
     """
     if not duplicate:
         return [seating]
-    count = 2 if players == 4 else players
-    return [tuple(seating[(seat - shift) % players] for seat in range(players)) for shift in range(count)]
+    lay = layout(players)
+    return [tuple(seating[(seat - shift) % lay.players] for seat in range(lay.players)) for shift in range(lay.sides)]
 
 
-def group_size(players: int, duplicate: bool) -> int:
-    return (2 if players == 4 else players) if duplicate else 1
+def group_size(players: int | Layout, duplicate: bool) -> int:
+    return layout(players).sides if duplicate else 1
 
 
-def minimum_bots(players: int, partners: str) -> int:
-    return 2 if players == 4 else players
+def minimum_bots(players: int | Layout, partners: str) -> int:
+    """One bot a side: a bot never plays against itself (it may partner itself)."""
+    return layout(players).sides
 
 
-def candidates(bots: Sequence[int], players: int, partners: str, limit: int, rng: random.Random) -> list[Seating]:
+def candidates(
+    bots: Sequence[int], players: int | Layout, partners: str, limit: int, rng: random.Random
+) -> list[Seating]:
     """Seatings to weigh: every legal one in a seeded order, or ``limit`` of them drawn at random."""
     bots = sorted(bots)
-    if len(bots) < minimum_bots(players, partners):
+    lay = layout(players)
+    players = lay.players
+    if len(bots) < minimum_bots(lay, partners):
+        alone = " (each for himself)" if players == 4 and not lay.teams else ""
         raise MatchmakingError(
-            f"a {players}-player ladder needs at least {minimum_bots(players, partners)} active bots; "
+            f"a {players}-player ladder{alone} needs at least {minimum_bots(lay, partners)} active bots; "
             f"it has {len(bots)}"
         )
-    if players == 4 and partners == "self":
+    if lay.teams and partners == "self":
         total = len(bots) * (len(bots) - 1)
         draw = lambda: _self_seating(rng.sample(bots, 2))  # noqa: E731
         every = lambda: (_self_seating(pair) for pair in itertools.permutations(bots, 2))  # noqa: E731
-    elif players == 4 and len(bots) < 4:
+    elif lay.teams and len(bots) < 4:
         every = lambda: _few_bots_seatings(bots)  # noqa: E731
         total = sum(1 for _ in every())
         draw = None
@@ -135,26 +151,29 @@ class Planner:
     """Plans one batch; ``ratings`` and ``history`` are as of the batch's boundary."""
 
     env: trueskill.TrueSkill
-    players: int
+    players: int | Layout
     settings: Matchmaking
     ratings: Mapping[int, Rating]
     history: History
     _quality: dict[tuple, float] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        self.layout = layout(self.players)
+
     def plan(self, bots: Sequence[int], seed: int, batch: int, matches: int) -> list[list[Seating]]:
         """Deals for ``matches`` matches (rounded up to whole deals): per deal, its seatings in order."""
         rng = random.Random(f"waraq-ladder/{seed}/batch/{batch}")
-        size = group_size(self.players, self.settings.duplicate)
+        lay = self.layout
+        size = group_size(lay, self.settings.duplicate)
         deals = []
         for _ in range(-(-matches // size)):
-            options = candidates(bots, self.players, self.settings.partners, self.settings.candidates, rng)
+            options = candidates(bots, lay, self.settings.partners, self.settings.candidates, rng)
             best = max(
-                (self.score(bots, rotations(s, self.players, self.settings.duplicate)), -i, s)
-                for i, s in enumerate(options)
+                (self.score(bots, rotations(s, lay, self.settings.duplicate)), -i, s) for i, s in enumerate(options)
             )[2]
-            deal = rotations(best, self.players, self.settings.duplicate)
+            deal = rotations(best, lay, self.settings.duplicate)
             for seating in deal:
-                self.history.add(seating, self.players)
+                self.history.add(seating, lay)
             deals.append(deal)
         return deals
 
@@ -165,7 +184,7 @@ class Planner:
         prior = self.env.sigma
         uncertainty = sum(self._rating(b).sigma for b in on) / len(on) / prior
         balance = [self._games(bots, on), self._seats(deal)]
-        if self.players == 4 and settings.partners == "mixed":
+        if self.layout.teams and settings.partners == "mixed":
             balance.append(self._partners(bots, first))
         return (
             settings.quality_weight * self._match_quality(first)
@@ -178,10 +197,10 @@ class Planner:
 
     def _match_quality(self, seating: Seating) -> float:
         # The same sides in any seats and order have the same quality: key by the sides.
-        count = 2 if self.players == 4 else self.players
+        count = self.layout.sides
         key = tuple(sorted(tuple(sorted(seating[s::count])) for s in range(count)))
         if key not in self._quality:
-            self._quality[key] = quality(self.env, self.ratings, seating, self.players)
+            self._quality[key] = quality(self.env, self.ratings, seating, self.layout)
         return self._quality[key]
 
     def _games(self, bots: Sequence[int], on: Sequence[int]) -> float:
@@ -193,14 +212,14 @@ class Planner:
         total, terms = 0.0, 0
         for seating in deal:
             for seat, bot in enumerate(seating):
-                counts = [self.history.seats[bot, s] for s in range(self.players)]
+                counts = [self.history.seats[bot, s] for s in range(self.layout.players)]
                 low, high = min(counts), max(counts)
                 total += (counts[seat] - low) / (1 + high - low)
                 terms += 1
         return total / terms
 
     def _partners(self, bots: Sequence[int], seating: Seating) -> float:
-        pairs = partner_pairs(seating, self.players)
+        pairs = partner_pairs(seating, self.layout)
         # With four bots or more nobody partners itself: only pairs of two bots count.
         pairing = itertools.combinations if len(bots) >= 4 else itertools.combinations_with_replacement
         every = [self.history.partners[p] for p in pairing(sorted(bots), 2)]

@@ -1,14 +1,17 @@
-"""TrueSkill ratings of Hokm matches: pure functions that return new values.
+"""TrueSkill ratings of matches of any game: pure functions that return new values.
 
-A match has sides: with 4 players the two teams (seats 0+2 and 1+3), with 2
-or 3 players each seat alone (free-for-all). A side is the bots on it, each
-weighted by the seats it holds: a bot that partners itself holds two seats of
-its team, and trueskill's partial-play weight 2 makes the team's performance
-twice that bot's. A bot is never on two sides.
+A match has sides (its :class:`Layout`): two teams, seats 0+2 and 1+3, in
+4-player Hokm and in Hand with partnership; otherwise each seat alone
+(free-for-all: 2 or 3 Hokm players, 2 to 4 Hand players). A side is the bots
+on it, each weighted by the seats it holds: a bot that partners itself holds
+two seats of its team, and trueskill's partial-play weight 2 makes the team's
+performance twice that bot's. A bot is never on two sides.
 
-The sides are ranked by the match result: the winners first; with 3 players
-the others by score (equal scores share a rank); a side that forfeited last.
-A match with no winner (every side faulted, or the referee aborted it) is not
+The sides are ranked by the match result: the winners first; the others by
+score (equal scores share a rank; Hokm counts up, so higher is better, Hand
+counts penalties, so lower is better); a side that forfeited last. In Hand the
+winners are the sides tied for the lowest total, so they share rank 0 too. A
+match with no winner (every side faulted, or the referee aborted it) is not
 rated.
 
 Nothing here mutates a rating: :func:`rate` takes the ratings before a match
@@ -21,10 +24,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import trueskill
 
-from ladder.config import TrueSkillSettings
+if TYPE_CHECKING:  # ladder.config reads Layout from here
+    from ladder.config import TrueSkillSettings
 
 
 @dataclass(frozen=True)
@@ -52,14 +57,47 @@ def prior(env: trueskill.TrueSkill) -> Rating:
     return Rating(env.mu, env.sigma)
 
 
-def sides(seats: Sequence[int], players: int) -> list[dict[int, int]]:
+LOW_SCORE_WINS = frozenset({"hand"})  # games whose scores are penalties
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How a match's seats make sides, and which way its scores count.
+
+    Seat ``s`` is on side ``s % sides``: with two teams that is seats 0+2 and
+    1+3, and with one side a seat it is the seat itself.
+    """
+
+    players: int
+    sides: int
+    low_wins: bool = False  # the lowest score is best (Hand)
+
+    @property
+    def teams(self) -> bool:
+        """Whether sides are teams of two seats (so partners exist)."""
+        return self.sides < self.players
+
+    @classmethod
+    def of(cls, rules: Any) -> Layout:
+        """The layout of a game's rules (HokmRules, HandRules: each has ``players``, ``teams``, ``GAME``)."""
+        return cls(rules.players, rules.teams, rules.GAME in LOW_SCORE_WINS)
+
+
+def layout(players: int | Layout) -> Layout:
+    """``players`` as a :class:`Layout`; a bare count is Hokm's (4 players: two teams)."""
+    if isinstance(players, Layout):
+        return players
+    return Layout(players, 2 if players == 4 else players)
+
+
+def sides(seats: Sequence[int], players: int | Layout) -> list[dict[int, int]]:
     """Per side, the bots on it and how many seats each holds; seats[i] is seat i's bot."""
-    count = 2 if players == 4 else players
-    if len(seats) != players:
-        raise ValueError(f"{players} players need {players} seats, {len(seats)} given")
-    out: list[dict[int, int]] = [{} for _ in range(count)]
+    lay = layout(players)
+    if len(seats) != lay.players:
+        raise ValueError(f"{lay.players} players need {lay.players} seats, {len(seats)} given")
+    out: list[dict[int, int]] = [{} for _ in range(lay.sides)]
     for seat, bot in enumerate(seats):
-        side = out[seat % count]
+        side = out[seat % lay.sides]
         side[bot] = side.get(bot, 0) + 1
     on = [bot for side in out for bot in side]
     if len(on) != len(set(on)):
@@ -68,15 +106,18 @@ def sides(seats: Sequence[int], players: int) -> list[dict[int, int]]:
     return out
 
 
-def ranks(players: int, winners: Sequence[int], score: Sequence[int], faulty: Sequence[int]) -> list[int] | None:
+def ranks(
+    players: int | Layout, winners: Sequence[int], score: Sequence[int], faulty: Sequence[int]
+) -> list[int] | None:
     """Rank of each side (0 best) from a match's result; None if the match has no winner."""
-    count = 2 if players == 4 else players
+    lay = layout(players)
+    count = lay.sides
     if not winners:
         return None
     won = {seat % count for seat in winners}
     lost = {seat % count for seat in faulty} - won
     scores = list(score) if len(score) == count else [0] * count
-    others = sorted({scores[s] for s in range(count) if s not in won and s not in lost}, reverse=True)
+    others = sorted({scores[s] for s in range(count) if s not in won and s not in lost}, reverse=not lay.low_wins)
     out = []
     for side in range(count):
         if side in won:
@@ -88,7 +129,7 @@ def ranks(players: int, winners: Sequence[int], score: Sequence[int], faulty: Se
     return out
 
 
-def _groups(ratings: Mapping[int, Rating], env: trueskill.TrueSkill, seats: Sequence[int], players: int):  # noqa: ANN202
+def _groups(ratings: Mapping[int, Rating], env: trueskill.TrueSkill, seats: Sequence[int], players: int | Layout):  # noqa: ANN202
     by_side = sides(seats, players)
     groups = [tuple(env.create_rating(*_values(ratings, env, bot)) for bot in side) for side in by_side]
     weights = [tuple(side.values()) for side in by_side]
@@ -104,7 +145,7 @@ def rate(
     env: trueskill.TrueSkill,
     ratings: Mapping[int, Rating],
     seats: Sequence[int],
-    players: int,
+    players: int | Layout,
     side_ranks: Sequence[int],
 ) -> dict[int, Rating]:
     """The new ratings of the match's bots (a bot missing from ``ratings`` starts at the prior)."""
@@ -117,7 +158,7 @@ def rate(
     }
 
 
-def quality(env: trueskill.TrueSkill, ratings: Mapping[int, Rating], seats: Sequence[int], players: int) -> float:
+def quality(env: trueskill.TrueSkill, ratings: Mapping[int, Rating], seats: Sequence[int], players: int | Layout) -> float:
     """trueskill's match quality (its draw probability) of this seating: 1 is a perfectly even match."""
     _, groups, weights = _groups(ratings, env, seats, players)
     return env.quality(groups, weights=weights)
@@ -153,7 +194,7 @@ def is_ordered(ratings: Mapping[int, Rating], confidence: float) -> bool:
 
 
 def replay(
-    env: trueskill.TrueSkill, players: int, matches: Iterable[tuple[Sequence[int], Sequence[int] | None]]
+    env: trueskill.TrueSkill, players: int | Layout, matches: Iterable[tuple[Sequence[int], Sequence[int] | None]]
 ) -> dict[int, Rating]:
     """Every bot's rating after rating ``matches`` (seats, side ranks or None) in order, from the prior."""
     ratings: dict[int, Rating] = {}

@@ -8,7 +8,8 @@
 
 Parsing and printing only: the work is in :mod:`referee.replay`,
 :mod:`referee.reask` and :mod:`referee.verify`, the text in
-:mod:`referee.replay_render`.
+:mod:`referee.replay_render` (Hokm) and :mod:`referee.replay_hand` (Hand),
+chosen by the record's game. Hand has no tricks: ``--trick`` is Hokm's.
 """
 
 from __future__ import annotations
@@ -97,6 +98,8 @@ def run(args: argparse.Namespace, console: Console) -> int:
     if replay.rules is None or replay.initial is None:
         _error(errors, f"{replay.path}: {replay.status}: {replay.problem}")
         return 1
+    if args.trick is not None and replay.game != "hokm":
+        return _usage(errors, f"--trick is for Hokm: a {replay.game} record has no tricks (--round R shows a round)")
     seat = args.seat[0] if args.seat else None
     if seat is not None and not 0 <= seat < replay.players:
         return _usage(errors, f"no seat {seat} in a {replay.players}-player match (seats 0-{replay.players - 1})")
@@ -112,7 +115,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
         elif args.step:
             _walk(console, replay, seat, args.round, args.trick)
         else:
-            console.print(MatchText(replay, seat, args.round, args.trick))
+            console.print(match_text(replay, seat, args.round, args.trick))
     except BrokenPipeError:  # `| head`: the reader has seen enough
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
@@ -120,6 +123,23 @@ def run(args: argparse.Namespace, console: Console) -> int:
         errors.print(f"{replay.path}: {replay.status}: {replay.problem}", markup=False)
         return 1
     return 0
+
+
+def match_text(replay: Replay, seat: int | None, round_: int | None, trick: int | None) -> Any:
+    """The whole match as its game's renderer says it (Hand's renderer is imported only for Hand)."""
+    if replay.game == "hand":
+        from referee.replay_hand import HandMatchText
+
+        return HandMatchText(replay, seat, round_)
+    return MatchText(replay, seat, round_, trick)
+
+
+def step_screen(replay: Replay, step: Step, seat: int | None) -> Any:
+    if replay.game == "hand":
+        from referee.replay_hand import HandStepScreen
+
+        return HandStepScreen(replay, step, seat)
+    return StepScreen(replay, step, seat)
 
 
 def _usage(errors: Console, message: str) -> int:
@@ -160,7 +180,7 @@ def _walk(console: Console, replay: Replay, seat: int | None, round_: int | None
         if show:
             if console.is_terminal:
                 console.clear()
-            console.print(StepScreen(replay, walker.step, seat))
+            console.print(step_screen(replay, walker.step, seat))
         console.print(f"{STEP_HELP} > ", end="", markup=False)
         line = sys.stdin.readline()
         if not line or not sys.stdin.isatty():  # typed input echoes its own newline; piped input does not

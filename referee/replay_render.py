@@ -216,7 +216,7 @@ def header_grid(replay: Replay, seat: int | None = None) -> Table:
     if rules is not None:
         keys = " ".join(f"{k}={json.dumps(v)}" for k, v in rules.to_dict().items())
         grid.add_row("Rules", f"{keys} ({rules.rules_hash[:19]}…)")
-        if rules.players == 4:
+        if rules.teams < rules.players:  # Hokm's 4 players, Hand's partnership
             grid.add_row("Teams", f"{side_name(rules, 0)} and {side_name(rules, 1)}")
     tc = replay.time_control
     if tc:

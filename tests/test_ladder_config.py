@@ -54,7 +54,7 @@ def test_init_refuses_a_folder_that_holds_a_ladder(tmp_path):
         (base('[[bots]]\nname = "a"\nspec = "random"\n[[bots]]\nname = "a"\nspec = "heuristic"\n'), "is used by an earlier bot"),
         (base('[[bots]]\nname = "a b"\nspec = "random"\n'), 'name = "a b": expected a name'),
         ('format = "waraq.ladder.v1"\n', "seed is missing"),
-        (base('game = "hand"\n'), 'game = "hand": expected "hokm"'),
+        (base('game = "chess"\n'), 'game = "chess": expected one of "hokm", "hand"'),
         (base("[matchmaking\n"), "is not valid TOML"),
     ],
 )
