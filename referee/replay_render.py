@@ -678,7 +678,12 @@ class VerdictLine:
         if not verdict.ok:
             return Text(f"{verdict.path}: {verdict.status}: {verdict.problem}", style="bold red")
         result = verdict.result or {}
-        outcome = result_line(result)[len("Result: ") :]
+        if getattr(verdict.rules, "GAME", "hokm") == "hand":
+            from referee.replay_hand import result_line as hand_result_line  # Hand's renderer only for Hand
+
+            outcome = hand_result_line(result, verdict.rules)[len("Result: ") :]
+        else:
+            outcome = result_line(result)[len("Result: ") :]
         return Text(f"{verdict.path}: ok, {verdict.decisions} decisions; {outcome}")
 
 

@@ -27,6 +27,7 @@ class Verdict:
     decisions: int = 0
     players: int = 0
     result: dict[str, Any] | None = None
+    rules: Any = None  # the record's rules, when they could be read: the result is shown in its game's terms
 
     @property
     def ok(self) -> bool:
@@ -36,7 +37,9 @@ class Verdict:
 def verify_record(path: str | Path) -> Verdict:
     replay = load(path)
     decisions = sum(1 for step in replay.steps if step.action is not None)
-    return Verdict(replay.path, replay.status, replay.problem, decisions, replay.players, replay.result)
+    return Verdict(
+        replay.path, replay.status, replay.problem, decisions, replay.players, replay.result, replay.rules
+    )
 
 
 def verify(paths: Sequence[str | Path]) -> Iterator[Verdict]:

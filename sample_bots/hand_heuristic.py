@@ -228,7 +228,9 @@ def _fits_table(card: int, table: Sequence[Any]) -> bool:
 
 def _describe(b: TurnBuilder) -> str:
     kinds = [type(s).__name__.lower() for s in b.steps]
-    done = ", ".join(f"{kinds.count(k)} {k}" for k in ("meld", "add", "swap") if k in kinds) or "nothing laid"
+    words = {"meld": ("meld", "melds"), "add": ("addition", "additions"), "swap": ("swap", "swaps")}
+    counts = [(kinds.count(k), words[k]) for k in words if k in kinds]
+    done = ", ".join(f"{n} {one if n == 1 else many}" for n, (one, many) in counts) or "nothing laid"
     if b.opened and not b.was_open:
         done += f" (opened with {b.laid})"
     return done

@@ -451,6 +451,13 @@ def test_match_between_bot_processes_records_hand_matches_that_verify_replay_and
     verified = waraq("replay", "--verify", str(tmp_path))
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert "2 records: 2 ok, 0 failed" in verified.stdout
+    # Each verdict gives the result in Hand's terms: seat by seat, lowest wins (scores may be negative).
+    for path in sorted(tmp_path.glob("*.jsonl")):
+        result = read_record(path).events[-1]
+        low = min(result["score"])
+        scores = ", ".join(f"s{s} {v}" for s, v in enumerate(result["score"]))
+        assert f"{path.name}: ok" in verified.stdout and f"score {scores}" in verified.stdout
+        assert result["winners"] == [s for s, v in enumerate(result["score"]) if v == low]
 
     record = tmp_path / "hand-1.jsonl"
     events = read_record(record).events
