@@ -8,6 +8,7 @@ last flushed line).
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import json
 import zlib
@@ -31,12 +32,35 @@ class RecordWriter:
             self._file = gzip.open(self.path, "wt", encoding="utf-8")
         else:
             self._file = self.path.open("w", encoding="utf-8")
+        self._pending: list[dict[str, Any]] = []
 
     def write(self, event: dict[str, Any]) -> None:
-        self._file.write(_encode(event) + "\n")
-        self._file.flush()
+        """Write ``event`` now, or, inside an event loop, at the loop's next turn.
+
+        In a match the next turn comes when the referee awaits a bot's reply:
+        the line is encoded and flushed while the bot thinks, not between its
+        reply and the next question (bench/grpc.py). Lines keep their order,
+        and every line is flushed as soon as the loop is free.
+        """
+        self._pending.append(event)
+        if len(self._pending) > 1:
+            return  # a drain is already scheduled
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop: write at once
+            self.drain()
+        else:
+            loop.call_soon(self.drain)
+
+    def drain(self) -> None:
+        """Write and flush every event not yet written."""
+        pending, self._pending = self._pending, []
+        if pending and not self._file.closed:
+            self._file.write("".join(_encode(event) + "\n" for event in pending))
+            self._file.flush()
 
     def close(self) -> None:
+        self.drain()
         self._file.close()
 
     def __enter__(self) -> RecordWriter:

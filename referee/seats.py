@@ -47,14 +47,14 @@ class Fault(Exception):
         self.detail = detail
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Answer:
     action: Any  # the engine's value; legality is the runner's check
     note: str = ""
     bot_ms: float | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Question:
     """One decision put to a seat: its view (of whichever game) and the clock."""
 
@@ -93,6 +93,10 @@ class RemoteSeat:
         # Questions settled by a fault on a stale reply (an extra reply to an earlier question):
         # their own reply may still come, and must not be read as the answer to a later question.
         self._unread: set[int] = set()
+        self._timer: asyncio.TimerHandle | None = None
+        self._waiter: asyncio.Task[Any] | None = None  # the task awaiting a reply, while one is due
+        self._deadline = 0.0  # loop time by which that reply is due
+        self._expired = False
 
     async def open(self, start: pb.MatchStart) -> None:
         try:
@@ -104,29 +108,65 @@ class RemoteSeat:
     async def ask(self, question: Question) -> Answer:
         if self._dead is not None:
             raise Fault(self._dead.kind, f"seat already lost: {self._dead.detail}")
-        request = wire.decision_request(
+        message = pb.RefereeMessage()
+        wire.decision_request(
             question.seq,
             question.view,
             match_id=question.match_id,
             deadline_ms=question.deadline_ms,
             bank_ms=question.bank_ms,
+            into=message.decision,
         )
+        task = asyncio.current_task()
+        self._watch(task, question.timeout_s)
         try:
-            await self._call.write(pb.RefereeMessage(decision=request))
-            # A deadline on this task, not wait_for's extra task per decision: cheaper.
-            async with asyncio.timeout(question.timeout_s):
-                message = await self._read()
-        except TimeoutError:
-            raise self._die(
-                FaultKind.TIMEOUT, f"no reply within {question.timeout_s * 1000:.0f} ms (deadline + bank)"
-            ) from None
+            await self._call.write(message)
+            message = await self._read()
+        except asyncio.CancelledError:
+            if self._expired and task is not None and task.uncancel() == 0:
+                raise self._die(
+                    FaultKind.TIMEOUT, f"no reply within {question.timeout_s * 1000:.0f} ms (deadline + bank)"
+                ) from None
+            raise  # cancelled from outside: the match is being stopped
         except (grpc.RpcError, grpc.aio.UsageError, asyncio.InvalidStateError) as error:
             raise self._die(FaultKind.CRASH, f"the stream broke: {_rpc(error)}") from None
+        finally:
+            self._waiter = None
         if message is grpc.aio.EOF:
             raise self._die(FaultKind.CRASH, "the bot closed the stream before replying")
         if message.WhichOneof("body") == "reply" and message.reply.seq < question.seq:
             self._unread.add(question.seq)
         return _answer(question, question.view.kind, message)
+
+    # -- the clock ------------------------------------------------------------------------
+    #
+    # One timer per seat, re-armed only when it fires early, instead of a timeout
+    # context per decision: deadlines are seconds long and replies come in a
+    # millisecond, so a timer per decision was scheduled and cancelled some
+    # thousand times for every time one fired (bench/grpc.py).
+
+    def _watch(self, task: asyncio.Task[Any] | None, timeout_s: float) -> None:
+        loop = asyncio.get_running_loop()
+        self._waiter = task
+        self._deadline = loop.time() + timeout_s
+        if self._timer is None:
+            self._timer = loop.call_at(self._deadline, self._check_deadline)
+
+    def _check_deadline(self) -> None:
+        self._timer = None
+        if self._waiter is None:
+            return  # no question outstanding: the next one arms the timer again
+        loop = asyncio.get_running_loop()
+        if loop.time() >= self._deadline:
+            self._expired = True
+            self._waiter.cancel()
+        else:  # armed for an earlier question, which was answered in time
+            self._timer = loop.call_at(self._deadline, self._check_deadline)
+
+    def _stop_clock(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     async def _read(self) -> Any:
         """The next message from the bot, past late replies to questions already settled."""
@@ -140,6 +180,7 @@ class RemoteSeat:
 
     async def finish(self, end: pb.MatchEnd | None) -> None:
         """Tell the end (best effort) and close our side; a dead seat is only cancelled."""
+        self._stop_clock()
         call, self._call = self._call, None
         if call is None:
             return
@@ -157,6 +198,7 @@ class RemoteSeat:
         # A stream that timed out or broke cannot be trusted again: a late reply
         # would be taken for the next answer. Later questions fault at once.
         self._dead = Fault(kind, detail)
+        self._stop_clock()
         if self._call is not None:
             self._call.cancel()
         return self._dead

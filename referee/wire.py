@@ -119,24 +119,47 @@ def _fill_view(m: pb.HokmView, view: HokmView) -> None:
 
 
 def decision_request(
-    seq: int, view: Any, *, match_id: str, deadline_ms: float, bank_ms: float
+    seq: int,
+    view: Any,
+    *,
+    match_id: str,
+    deadline_ms: float,
+    bank_ms: float,
+    into: pb.DecisionRequest | None = None,
 ) -> pb.DecisionRequest:
-    """The self-contained question put to the seat to act, with its view in the game's field."""
+    """The self-contained question put to the seat to act, with its view in the game's field.
+
+    Written into ``into`` when given (an empty request, e.g. ``RefereeMessage().decision``):
+    a message built apart and then wrapped would be copied whole, which cost as much as
+    building it (bench/grpc.py).
+    """
+    request = pb.DecisionRequest() if into is None else into
     if type(view) is not HokmView:
-        return _hand().decision_request(seq, view, match_id=match_id, deadline_ms=deadline_ms, bank_ms=bank_ms)
+        _hand().fill_request(request, seq, view, match_id=match_id, deadline_ms=deadline_ms, bank_ms=bank_ms)
+        return request
     kind = view.kind
-    assert kind is not None and view.seat == view.to_act
-    request = pb.DecisionRequest(
-        seq=seq,
-        kind=kind,
-        legal=[action_to_message(kind, a) for a in view.legal],
-        deadline_ms=deadline_ms,
-        bank_ms=bank_ms,
-        match_id=match_id,
-        seat=view.seat,
-    )
+    fill_header(request, seq, view, match_id=match_id, deadline_ms=deadline_ms, bank_ms=bank_ms)
+    if kind is PLAY:  # the commonest question: its legal actions are cards
+        add = request.legal.add
+        for card in view.legal:
+            add(card=CARD_NAMES[card])
+    else:
+        request.legal.extend([action_to_message(kind, a) for a in view.legal])
     _fill_view(request.hokm, view)
     return request
+
+
+def fill_header(
+    request: pb.DecisionRequest, seq: int, view: Any, *, match_id: str, deadline_ms: float, bank_ms: float
+) -> None:
+    """The fields every game's request has, but its legal actions and its view."""
+    assert view.kind is not None and view.seat == view.to_act
+    request.seq = seq
+    request.kind = view.kind
+    request.deadline_ms = deadline_ms
+    request.bank_ms = bank_ms
+    request.match_id = match_id
+    request.seat = view.seat
 
 
 def kind_of(request: pb.DecisionRequest) -> str:

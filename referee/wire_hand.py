@@ -16,6 +16,7 @@ from typing import Any
 
 from waraq.v1 import bot_pb2 as pb
 
+from referee import wire
 from referee.games import hand
 from referee.games.hand import TAKE, TURN, ActionError, HandView, Turn
 from referee.games.hand_melds import (
@@ -100,23 +101,15 @@ def _step_json(number: int, step: pb.Step) -> dict[str, Any]:
 # -- requests and views ----------------------------------------------------------------
 
 
-def decision_request(
-    seq: int, view: HandView, *, match_id: str, deadline_ms: float, bank_ms: float
-) -> pb.DecisionRequest:
-    """The question put to the seat to act; a TURN lists no legal actions (the turn is checked whole)."""
-    kind = view.kind
-    assert kind is not None and view.seat == view.to_act
-    request = pb.DecisionRequest(
-        seq=seq,
-        kind=kind,
-        legal=[action_to_message(kind, a) for a in view.legal],
-        deadline_ms=deadline_ms,
-        bank_ms=bank_ms,
-        match_id=match_id,
-        seat=view.seat,
-    )
+def fill_request(
+    request: pb.DecisionRequest, seq: int, view: HandView, *, match_id: str, deadline_ms: float, bank_ms: float
+) -> None:
+    """Write the question put to the seat to act into the empty ``request`` (see wire.decision_request).
+
+    A TURN lists no legal actions: the turn is checked whole."""
+    wire.fill_header(request, seq, view, match_id=match_id, deadline_ms=deadline_ms, bank_ms=bank_ms)
+    request.legal.extend([action_to_message(view.kind, a) for a in view.legal])
     _fill_view(request.hand, view)
-    return request
 
 
 def _fill_view(m: pb.HandView, view: HandView) -> None:

@@ -31,8 +31,12 @@ class HandRandomPlayer:
 
     def __call__(self, view: HandView) -> Any:
         if view.kind == TAKE:
-            return self._rng.choice(view.legal)
+            return view.legal[self.pick(len(view.legal))]
         return random_turn(view, self._rng)
+
+    def pick(self, count: int) -> int:
+        """TAKE's choice by index, without the view (sample_bots.server); a TURN lists no actions."""
+        return self._rng.randrange(count)
 
 
 def random_turn(view: HandView, rng: random.Random) -> Any:

@@ -13,4 +13,8 @@ class RandomPlayer:
         self._rng = random.Random(seed)
 
     def __call__(self, view: HokmView) -> Any:
-        return self._rng.choice(view.legal)
+        return view.legal[self.pick(len(view.legal))]
+
+    def pick(self, count: int) -> int:
+        """The index of the legal action to play: all the player needs (see sample_bots.server)."""
+        return self._rng.randrange(count)

@@ -8,7 +8,10 @@ or :class:`~referee.games.hand.HandView`) and returning one of its legal
 actions; a new player is made for each match and seat, for the match's game
 (``MatchStart.game``), so one process serves any number of concurrent matches
 of either game. If the player object has a ``note`` attribute after deciding,
-it is sent as the reply's note.
+it is sent as the reply's note. A player that chooses knowing only how many
+legal actions there are may offer ``pick(count) -> index`` as well: it is
+called instead whenever the request lists its legal actions, and the view is
+never built.
 """
 
 from __future__ import annotations
@@ -71,11 +74,17 @@ class PlayerBot(bot_pb2_grpc.BotServicer):
                 player = self.make_player(start.match_id, start.seat, start.game or "hokm")
             elif body == "decision" and player is not None:
                 request = message.decision
-                action = player(wire.message_to_view(request))
+                pick = getattr(player, "pick", None)
+                if pick is not None and request.legal:
+                    # A player that needs only how many legal actions there are is spared
+                    # the view: its answer is one of the request's own Action messages.
+                    action = request.legal[pick(len(request.legal))]
+                else:
+                    action = wire.action_to_message(wire.kind_of(request), player(wire.message_to_view(request)))
                 yield pb.BotMessage(
                     reply=pb.DecisionReply(
                         seq=request.seq,
-                        action=wire.action_to_message(wire.kind_of(request), action),
+                        action=action,
                         note=str(getattr(player, "note", "") or "")[: wire.NOTE_LIMIT],
                     )
                 )
