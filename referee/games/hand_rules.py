@@ -9,33 +9,11 @@ cannot be played (partners with fewer than 4 players).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from functools import cached_property
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from referee.games.options import (
-    BadValue,
-    Checker,
-    Option,
-    RulesError,
-    boolean,
-    canonical_json,
-    one_of,
-    read_toml,
-    rules_hash,
-    validate,
-)
-
-
-def integer_between(low: int, high: int) -> Checker:
-    def check(value: Any) -> int:
-        # bool is an int in Python: `true` must not pass for a count.
-        if type(value) is int and low <= value <= high:
-            return value
-        raise BadValue(f"expected an integer from {low} to {high}")
-
-    return check
+from referee.games.options import GameRules, Option, RulesError, boolean, integer_between, one_of, validate
 
 
 OPTIONS = (
@@ -51,8 +29,9 @@ HAND_SIZE = 14  # dealt to each seat; the round's first player gets one more
 
 
 @dataclass(frozen=True)
-class HandRules:
+class HandRules(GameRules):
     GAME: ClassVar[str] = "hand"
+    OPTIONS: ClassVar[tuple[Option, ...]] = OPTIONS
 
     players: int = 4
     partnership: bool = False
@@ -68,63 +47,9 @@ class HandRules:
                 "two teams of two partners sit opposite, seats {0, 2} and {1, 3}"
             )
 
-    # -- building -------------------------------------------------------
-
     @classmethod
-    def from_dict(cls, raw: dict[str, Any]) -> HandRules:
-        raw = dict(raw)
-        game = raw.pop("game", "hand")
-        if game != "hand":
-            raise RulesError(f"these are rules for game {game!r}, not 'hand'")
-        base: dict[str, Any] = {}
-        preset_name = raw.pop("preset", None)
-        if preset_name is not None:
-            base = cls.preset(preset_name).to_dict()
-        checked = validate("hand", OPTIONS, raw)
-        return cls(**{**base, **checked})
-
-    @classmethod
-    def from_toml(cls, path: str | Path) -> HandRules:
-        raw = read_toml(path)
-        try:
-            return cls.from_dict(raw)
-        except RulesError as error:
-            raise RulesError(f"{path}: {error}") from None
-
-    @classmethod
-    def preset(cls, name: str) -> HandRules:
-        try:
-            return PRESETS[name]
-        except (KeyError, TypeError):
-            raise RulesError(
-                f"unknown hand preset {name!r}; presets: {', '.join(PRESETS)}"
-            ) from None
-
-    # -- canonical form ---------------------------------------------------
-
-    def to_dict(self) -> dict[str, Any]:
-        """Every key with its value, defaults included, JSON-ready (RECORDS.md ``rules``)."""
-        return dict(self._as_dict)
-
-    @cached_property
-    def _as_dict(self) -> dict[str, Any]:
-        # Views carry the rules at every decision: build the dict once per rules object.
-        return asdict(self)
-
-    def canonical_json(self) -> str:
-        return self._canonical_json
-
-    @cached_property
-    def _canonical_json(self) -> str:
-        return canonical_json(self.to_dict())
-
-    @cached_property
-    def rules_hash(self) -> str:
-        return rules_hash(self.to_dict())
-
-    def replace(self, **changes: Any) -> HandRules:
-        """These rules with some keys changed, checked like any config."""
-        return HandRules.from_dict({**self.to_dict(), **changes})
+    def presets(cls) -> dict[str, HandRules]:
+        return PRESETS
 
     # -- derived facts the engine needs ---------------------------------
 
@@ -155,18 +80,7 @@ PRESETS: dict[str, HandRules] = {
 
 def load_rules(spec: str | Path | dict[str, Any] | HandRules) -> HandRules:
     """Rules from a preset name, a TOML file path, a dict or rules already built."""
-    if isinstance(spec, HandRules):
-        return spec
-    if isinstance(spec, dict):
-        return HandRules.from_dict(spec)
-    if isinstance(spec, str) and spec in PRESETS:
-        return PRESETS[spec]
-    path = Path(spec)
-    if path.suffix == ".toml" or path.exists():
-        return HandRules.from_toml(path)
-    raise RulesError(
-        f"{str(spec)!r} is neither a hand preset ({', '.join(PRESETS)}) nor a .toml rules file"
-    )
+    return HandRules.load(spec)
 
 
 __all__ = ["HandRules", "RulesError", "PRESETS", "load_rules", "KEYS", "OPTIONS"]

@@ -9,22 +9,20 @@ cannot be played.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar
 
 from referee.cards import DECK, parse_card
 from referee.games.options import (
+    GameRules,
     Option,
     RulesError,
     boolean,
-    canonical_json,
     card_list,
     integer,
     one_of,
-    read_toml,
-    rules_hash,
     validate,
 )
 
@@ -53,8 +51,9 @@ TRICKS = {4: 13, 3: 17, 2: 13}
 
 
 @dataclass(frozen=True)
-class HokmRules:
+class HokmRules(GameRules):
     GAME: ClassVar[str] = "hokm"
+    OPTIONS: ClassVar[tuple[Option, ...]] = OPTIONS
 
     players: int = 4
     target_score: int = 7
@@ -75,63 +74,17 @@ class HokmRules:
         if problem:
             raise RulesError(problem)
 
-    # -- building -------------------------------------------------------
+    @classmethod
+    def presets(cls) -> dict[str, HokmRules]:
+        return PRESETS
 
     @classmethod
-    def from_dict(cls, raw: dict[str, Any]) -> HokmRules:
-        raw = dict(raw)
-        game = raw.pop("game", "hokm")
-        if game != "hokm":
-            raise RulesError(f"these are rules for game {game!r}, not 'hokm'")
-        base: dict[str, Any] = {}
-        preset_name = raw.pop("preset", None)
-        if preset_name is not None:
-            base = cls.preset(preset_name).to_dict()
-        checked = validate("hokm", OPTIONS, raw)
+    def _merged(cls, base: dict[str, Any], checked: dict[str, Any]) -> dict[str, Any]:
         merged = {**base, **checked}
         if "removed_cards" not in checked and "players" in checked:
             # The default depends on the player count: a 51-card deck for 2 and 3.
             merged["removed_cards"] = () if checked["players"] == 4 else ("2D",)
-        return cls(**merged)
-
-    @classmethod
-    def from_toml(cls, path: str | Path) -> HokmRules:
-        raw = read_toml(path)
-        try:
-            return cls.from_dict(raw)
-        except RulesError as error:
-            raise RulesError(f"{path}: {error}") from None
-
-    @classmethod
-    def preset(cls, name: str) -> HokmRules:
-        try:
-            return PRESETS[name]
-        except (KeyError, TypeError):
-            raise RulesError(
-                f"unknown hokm preset {name!r}; presets: {', '.join(PRESETS)}"
-            ) from None
-
-    # -- canonical form ---------------------------------------------------
-
-    def to_dict(self) -> dict[str, Any]:
-        """Every key with its value, defaults included, JSON-ready (RECORDS.md ``rules``)."""
-        return {**self._as_dict, "removed_cards": list(self.removed_cards)}
-
-    @cached_property
-    def _as_dict(self) -> dict[str, Any]:
-        # Views carry the rules at every decision: build the dict once per rules object.
-        return asdict(self)
-
-    def canonical_json(self) -> str:
-        return self._canonical_json
-
-    @cached_property
-    def _canonical_json(self) -> str:
-        return canonical_json(self.to_dict())
-
-    @cached_property
-    def rules_hash(self) -> str:
-        return rules_hash(self.to_dict())
+        return merged
 
     def replace(self, **changes: Any) -> HokmRules:
         """These rules with some keys changed, checked like any config."""
@@ -197,18 +150,7 @@ PRESETS: dict[str, HokmRules] = {
 
 def load_rules(spec: str | Path | dict[str, Any] | HokmRules) -> HokmRules:
     """Rules from a preset name, a TOML file path, a dict or rules already built."""
-    if isinstance(spec, HokmRules):
-        return spec
-    if isinstance(spec, dict):
-        return HokmRules.from_dict(spec)
-    if isinstance(spec, str) and spec in PRESETS:
-        return PRESETS[spec]
-    path = Path(spec)
-    if path.suffix == ".toml" or path.exists():
-        return HokmRules.from_toml(path)
-    raise RulesError(
-        f"{str(spec)!r} is neither a hokm preset ({', '.join(PRESETS)}) nor a .toml rules file"
-    )
+    return HokmRules.load(spec)
 
 
 __all__ = ["HokmRules", "RulesError", "PRESETS", "load_rules", "KEYS", "OPTIONS"]

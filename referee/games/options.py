@@ -15,9 +15,10 @@ import json
 import math
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, Self
 
 from referee.cards import CardError, card_name, parse_card
 
@@ -46,6 +47,16 @@ def one_of(*allowed: Any) -> Checker:
         if any(type(value) is type(a) and value == a for a in allowed):
             return value
         raise BadValue("expected one of " + ", ".join(toml_value(a) for a in allowed))
+
+    return check
+
+
+def integer_between(low: int, high: int) -> Checker:
+    def check(value: Any) -> int:
+        # bool is an int in Python: `true` must not pass for a count.
+        if type(value) is int and low <= value <= high:
+            return value
+        raise BadValue(f"expected an integer from {low} to {high}")
 
     return check
 
@@ -141,3 +152,94 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         raise RulesError(f"rules file {str(path)!r} cannot be read: {error.strerror}") from None
     except tomllib.TOMLDecodeError as error:
         raise RulesError(f"rules file {str(path)!r} is not valid TOML: {error}") from None
+
+
+class GameRules:
+    """What every game's rules config shares: building it and its canonical form.
+
+    A game's rules are a frozen dataclass of its keys deriving from this, with
+    ``GAME``, ``OPTIONS`` and its presets (:meth:`presets`). Built from a dict
+    (``{"preset": "three", "target_score": 5}``: a preset, then overrides), a
+    TOML file or a preset name; every key checked, then whatever combination
+    the game cannot play refused by the dataclass's own ``__post_init__``.
+    """
+
+    GAME: ClassVar[str]
+    OPTIONS: ClassVar[tuple[Option, ...]]
+
+    @classmethod
+    def presets(cls) -> Mapping[str, Self]:
+        raise NotImplementedError
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> Self:
+        raw = dict(raw)
+        game = raw.pop("game", cls.GAME)
+        if game != cls.GAME:
+            raise RulesError(f"these are rules for game {game!r}, not {cls.GAME!r}")
+        base: dict[str, Any] = {}
+        preset_name = raw.pop("preset", None)
+        if preset_name is not None:
+            base = cls.preset(preset_name).to_dict()
+        return cls(**cls._merged(base, validate(cls.GAME, cls.OPTIONS, raw)))
+
+    @classmethod
+    def _merged(cls, base: dict[str, Any], checked: dict[str, Any]) -> dict[str, Any]:
+        """A preset's (or the defaults') values overridden by the checked ones."""
+        return {**base, **checked}
+
+    @classmethod
+    def from_toml(cls, path: str | Path) -> Self:
+        raw = read_toml(path)
+        try:
+            return cls.from_dict(raw)
+        except RulesError as error:
+            raise RulesError(f"{path}: {error}") from None
+
+    @classmethod
+    def preset(cls, name: str) -> Self:
+        try:
+            return cls.presets()[name]
+        except (KeyError, TypeError):
+            raise RulesError(f"unknown {cls.GAME} preset {name!r}; presets: {', '.join(cls.presets())}") from None
+
+    @classmethod
+    def load(cls, spec: str | Path | Mapping[str, Any] | Self) -> Self:
+        """Rules from a preset name, a TOML file path, a dict or rules already built."""
+        if isinstance(spec, cls):
+            return spec
+        if isinstance(spec, Mapping):
+            return cls.from_dict(spec)
+        presets = cls.presets()
+        if isinstance(spec, str) and spec in presets:
+            return presets[spec]
+        path = Path(spec)
+        if path.suffix == ".toml" or path.exists():
+            return cls.from_toml(path)
+        raise RulesError(f"{str(spec)!r} is neither a {cls.GAME} preset ({', '.join(presets)}) nor a .toml rules file")
+
+    # -- canonical form ---------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every key with its value, defaults included, JSON-ready (RECORDS.md ``rules``)."""
+        return dict(self._as_dict)
+
+    @cached_property
+    def _as_dict(self) -> dict[str, Any]:
+        # Views carry the rules at every decision: build the dict once per rules object.
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}  # type: ignore[call-overload]
+
+    def canonical_json(self) -> str:
+        return self._canonical_json
+
+    @cached_property
+    def _canonical_json(self) -> str:
+        return canonical_json(self.to_dict())
+
+    @cached_property
+    def rules_hash(self) -> str:
+        return rules_hash(self.to_dict())
+
+    def replace(self, **changes: Any) -> Self:
+        """These rules with some keys changed, checked like any config."""
+        return type(self).from_dict({**self.to_dict(), **changes})
