@@ -464,6 +464,28 @@ def brute_opened_use(hand: list[int], c: int, table: list[TableMeld]) -> bool:
         real = [x for x in m if x != 52]
         if meld.kind == "set" and len(m) == 4 and len(real) == 3 and ref.set_reading(real + [c % 53]):
             return True
+    # A table joker won back first, for the card it stands for (a set: its missing suits,
+    # the third added first), then the same question with the joker in hand.
+    for i, meld in enumerate(table):
+        joker = next((x for x in meld.cards if x % 53 == 52), None)
+        if joker is None:
+            continue
+        real = [x for x in meld.cards if x != joker]
+        for pay in combinations(hand, 1 if meld.kind == "run" else 4 - len(real)):
+            faces = [x % 53 for x in pay]
+            if meld.kind == "run":
+                swapped = tuple(pay[0] if x == joker else x for x in meld.cards)
+                readings = ref.run_readings(faces + [x % 53 for x in real])
+                if tuple(x % 53 for x in swapped) not in set(readings):
+                    continue
+            elif ref.set_reading([x % 53 for x in real] + faces) is None:
+                continue
+            else:
+                swapped = (*real, *pay)
+            kind, ordered, joker_as = check_meld(swapped)
+            after = [*table[:i], TableMeld(meld.owner, kind, tuple(ordered), joker_as), *table[i + 1 :]]
+            if brute_opened_use([x for x in hand if x not in pay] + [joker], c, after):
+                return True
     return False
 
 

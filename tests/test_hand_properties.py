@@ -413,8 +413,10 @@ class HandWitness(Witness):
 
     def could_use(self, seat: int, card: int) -> bool:
         """A necessary condition for a use of ``card``: two hand cards that make a meld
-        with it (any meld with it holds such three), or, opened, a meld on the table."""
-        return self._meld_with(self.hands[seat], card) or (self.opened[seat] and bool(self.table))
+        with it (any meld with it holds such three), a table joker counted as one (it
+        may be won back first), or, opened, a meld on the table."""
+        jokers = [c for _, meld in self.table for c in meld if face(c) == JOKER][:1]
+        return self._meld_with(self.hands[seat] + jokers, card) or (self.opened[seat] and bool(self.table))
 
     @staticmethod
     def _meld_with(hand: list[int], card: int) -> bool:

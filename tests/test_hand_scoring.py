@@ -15,7 +15,7 @@ import random
 
 import pytest
 
-from referee.games.hand import TAKE, TURN, ReplayError, new_match, replay
+from referee.games.hand import STOCK, TAKE, TURN, ReplayError, new_match, replay
 from tests.hand_setup import (
     add,
     assert_fields,
@@ -184,6 +184,10 @@ def test_a_joker_won_from_another_seats_meld_is_not_a_hand():
     seat1 = "10C JC QC KC 2D 3D 4D AS#1 AH#1 AC#1 7H#1 5S 6S 7S"
     state = deal(rules(players=2, rounds=1), 0, [seat0, seat1], stock="9C#1")
     state.apply(turn(meld("5H 6H JK 8H"), meld("9S 9H 9D"), discard="KD"))
+    # KD is offered (opened without it by 2 3 4 of diamonds, the aces and 5 6 7 of
+    # spades, 60, 7H#1 wins the joker for KD KC JK: test_hand_discard_uses.py); seat 1
+    # draws instead.
+    state.apply(STOCK)
     assert (state.kind, state.to_act, state.drawn) == (TURN, 1, card("9C#1"))
     state.apply(
         turn(

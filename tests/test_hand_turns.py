@@ -294,6 +294,10 @@ def test_adding_before_opening_is_refused():
 def test_swapping_before_opening_is_refused():
     state = deal(TWO, 0, [SWAPPER_0, SWAPPER_1.replace("7D#1", "7H#1")], stock=SWAPPER_STOCK)
     state.apply(turn(meld("5H 6H JK 8H"), meld("9S 9H 9D JK#1"), discard="QS"))
+    # QS is offered (opened with the tens and 6-8 of spades, the 7H#1 wins the joker for
+    # QS QC#1 JK: test_hand_discard_uses.py); seat 1 draws instead.
+    state.apply(STOCK)
+    assert state.kind == TURN
     assert "open" in refused(state, turn(swap(0, "7H#1"), discard="AD#1"))
 
 
@@ -307,11 +311,18 @@ def test_adding_once_opened_in_the_same_turn():
     assert decisions(state)[-1][2]["steps"][-1] == {"add": 0, "cards": ["4H#1"], "at": "low"}
 
 
+def seat_0_draws_ac(state):
+    """Seat 1 discards 9S#1. Seat 0 is offered it (the 7H wins the run's joker back,
+    which melds 9S#1 with 9C: test_hand_discard_uses.py) and draws AC instead."""
+    state.apply(turn(discard="9S#1"))
+    assert (state.kind, state.to_act) == (TAKE, 0)
+    state.apply(STOCK)
+    assert (state.kind, state.to_act, state.drawn) == (TURN, 0, card("AC"))
+
+
 def test_a_joker_swap_in_a_run_and_in_a_full_set():
     state = swapper()
-    state.apply(turn(discard="9S#1"))
-    # Seat 0 draws AC: no use for seat 1's 9S#1 (its sets and runs are full).
-    assert (state.kind, state.to_act, state.drawn) == (TURN, 0, card("AC"))
+    seat_0_draws_ac(state)
     state.apply(turn(swap(0, "7H"), swap(1, "9C"), discard="AC"))
     assert state.table[0].cards == tuple(cards("5H 6H 7H 8H")) and state.table[0].joker_as is None
     assert sorted(state.table[1].cards) == hand("9S 9H 9D 9C")
@@ -321,7 +332,7 @@ def test_a_joker_swap_in_a_run_and_in_a_full_set():
 
 def test_a_swap_must_put_the_card_the_joker_stands_for():
     state = swapper()
-    state.apply(turn(discard="9S#1"))
+    seat_0_draws_ac(state)
     refused(state, turn(swap(0, "9C"), discard="AC"))  # the run's joker is the 7H
     refused(state, turn(swap(0, "2C"), discard="AC"))
     refused(state, turn(swap(1, "7H"), discard="AC"))  # the set is of nines

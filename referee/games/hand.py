@@ -61,9 +61,14 @@ Readings (where RULES.md is silent)
 * A safety net: a round that reaches 1000 ``TURN`` decisions, or 20 void deals
   in a row, ends the match with reason ``"aborted"``, no winners, the scores
   so far.
-* The referee offers the discard when a use is found by
-  :func:`~referee.games.hand_melds.has_discard_use`; uses that need a joker
-  won back by a swap first are not looked for.
+* The referee offers the discard exactly when some legal turn (as
+  :meth:`HandState.apply` checks it) puts it on the table
+  (:func:`~referee.games.hand_melds.has_discard_use`), including a turn that
+  first wins a table joker back by a swap (after adding a set's third suit if
+  needed), then melds the discard with that joker, adds both across a gap to
+  a run or, the discard itself a joker, adds it to the run just freed. Before
+  opening, such a swap comes only once the melds laid without the discard
+  reach the opening, and the discard must then be in a meld.
 
 Record events (``waraq.record.v1``, game ``"hand"``)
 ----------------------------------------------------

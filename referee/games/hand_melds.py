@@ -18,9 +18,11 @@ The searches work on *faces*, since the two copies of a card are
 interchangeable: :func:`melds_in` lists every distinct meld of a hand,
 :func:`best_opening` finds the most valuable disjoint melds by branch and
 bound, and :func:`discard_uses` / :func:`has_discard_use` say how the top
-discard could go on the table this turn, which decides whether the referee
-offers it at all (so :func:`has_discard_use` runs at every turn: it stops at
-the first use and prunes by a value bound).
+discard could go on the table this turn (a table joker won back first
+included), which decides whether the referee offers it at all (so
+:func:`has_discard_use` runs at every turn: it stops at the first use, prunes
+by value bounds, and looks further only when the hand can pay for a table
+joker).
 """
 
 from __future__ import annotations
@@ -378,6 +380,24 @@ def swap_face(meld: TableMeld) -> int | None:
     return missing * 13 + real[0] % 13
 
 
+@lru_cache(maxsize=4096)
+def joker_price(meld: TableMeld) -> tuple[int, ...]:
+    """The faces a seat puts down from its hand, in order, to win ``meld``'s joker back.
+
+    A run's joker: the face it stands for. A set of 3 real cards and the joker:
+    the missing suit. A set of 2 real cards and the joker: both missing suits,
+    the first added (the set then holds 3 real cards) and the second swapped
+    in. Empty without a joker.
+    """
+    if meld.joker is None:
+        return ()
+    if meld.kind == RUN:
+        return (meld.joker_as,)  # type: ignore[return-value]
+    real = [c % FACES for c in meld.cards if c % FACES != JOKER]
+    suits = {f // 13 for f in real}
+    return tuple(s * 13 + real[0] % 13 for s in range(4) if s not in suits)
+
+
 @lru_cache(maxsize=4096)  # asked for every table meld at every turn: melds are few and immutable
 def additions(meld: TableMeld) -> tuple[tuple[int, str | None], ...]:
     """The faces that can be added alone to ``meld``, each with its ``at``: a run's
@@ -703,6 +723,17 @@ def _joined(hand: Sequence[int], card: int, table: Sequence[TableMeld]) -> Itera
             yield Swap(index, card)
     if face == JOKER:
         return  # a joker goes next to any run: it never needs a bridge
+    by_face, spare_joker = _by_face(hand)
+    suit = face // 13
+    for index, meld in enumerate(table):
+        if meld.kind == RUN and run_span(meld)[0] == suit:
+            for step in _bridges(index, meld, card, by_face, spare_joker):
+                if len(step.cards) - 1 < len(hand):
+                    yield step
+
+
+def _by_face(hand: Iterable[int]) -> tuple[dict[int, int], int | None]:
+    """The hand's real cards by face and one of its jokers (None without), the lower copy first."""
     by_face: dict[int, int] = {}
     spare_joker = None
     for c in sorted(hand, reverse=True):  # the lower copy wins
@@ -710,12 +741,7 @@ def _joined(hand: Sequence[int], card: int, table: Sequence[TableMeld]) -> Itera
             spare_joker = c
         else:
             by_face[c % FACES] = c
-    suit = face // 13
-    for index, meld in enumerate(table):
-        if meld.kind == RUN and run_span(meld)[0] == suit:
-            for step in _bridges(index, meld, card, by_face, spare_joker):
-                if len(step.cards) - 1 < len(hand):
-                    yield step
+    return by_face, spare_joker
 
 
 def _bridges(
@@ -747,6 +773,219 @@ def _bridges(
         yield Add(index, (*fill, card) if at == HIGH else (card, *fill), at)  # type: ignore[arg-type]
 
 
+# -- a joker won back first -------------------------------------------------------------
+#
+# A seat may first win a table joker back, swapping a hand card for it (after
+# adding a set's third suit, when the set holds only 2 real cards), and then use
+# the discard with that joker: in a new meld with hand cards, or added with it
+# across a gap to a run without a joker (the run just freed of its joker
+# included); a discard that is itself a joker can go on the run just freed. One
+# joker won back is enough: two jokers never share a meld, and a won joker wins
+# no other (only real cards do). A seat that has not opened may swap only once
+# the melds it laid this turn reach the opening, without the discard and without
+# that joker (it does not hold it yet), and must then lay the discard in a meld.
+
+
+Route = tuple[int, tuple[int, ...]]  # (table meld index, the faces paid for its joker)
+
+
+def _winnable(counts: Sequence[int], table: Sequence[TableMeld]) -> list[Route]:
+    """The table jokers the counted hand can pay for: the gate of the searches below,
+    asked at every turn, so it reads the melds as stored (a run's ``joker_as``, a
+    set's joker last) without hashing them."""
+    routes = []
+    for index, meld in enumerate(table):
+        wanted = meld.joker_as
+        if wanted is not None:  # a run with a joker: the face it stands for wins it
+            if counts[wanted]:
+                routes.append((index, (wanted,)))
+        elif meld.cards[-1] % FACES == JOKER:  # a set with a joker
+            price = joker_price(meld)
+            if all(counts[f] for f in price):  # a set's two missing suits are two faces
+                routes.append((index, price))
+    return routes
+
+
+# Per face: its bit among a suit's run places (an ace at both 0 and 13) and its suit's bit.
+_PLACE_BIT = tuple((2 << f % 13) | (1 if f % 13 == ACE else 0) for f in range(52))
+_SUIT_BIT = tuple(1 << f // 13 for f in range(52))
+_SUITS_HELD = tuple(bin(m).count("1") for m in range(16))
+
+
+def _meld_bound(cards: Sequence[int]) -> int:
+    """A quick upper bound on what disjoint melds of ``cards`` are worth together: the
+    value of every real card that some meld could hold (its rank in enough suits,
+    or enough cards of its suit within a window of 3 places around it; one place
+    may be empty if a joker is held), and 11 a joker. Refutes most hands without
+    listing their melds."""
+    places = [0, 0, 0, 0]  # per suit: the run places held
+    suits = [0] * 13  # per rank: the suits held
+    faces = []
+    for card in cards:
+        face = card % FACES
+        if face != JOKER:
+            places[face // 13] |= _PLACE_BIT[face]
+            suits[face % 13] |= _SUIT_BIT[face]
+            faces.append(face)
+    jokers = len(faces) < len(cards)
+    inside = []  # per suit: the places in some 3-place window holding enough cards
+    for a in places:
+        b, c = a >> 1, a >> 2
+        starts = (a & b) | (a & c) | (b & c) if jokers else a & b & c
+        inside.append(starts | starts << 1 | starts << 2)
+    need = 2 if jokers else 3
+    total = JOKER_MAX * (len(cards) - len(faces))
+    for face in faces:
+        if inside[face // 13] & _PLACE_BIT[face] or _SUITS_HELD[suits[face % 13]] >= need:
+            total += FACE_VALUE[face]
+    return total
+
+
+def _win(
+    hand: Sequence[int], table: Sequence[TableMeld], route: Route
+) -> tuple[tuple[Step, ...], list[int], int, list[TableMeld]]:
+    """Winning a table joker back by ``route``, paid with the hand's lower copies: the
+    steps, the hand's other cards, the joker won and the table after the steps."""
+    index, price = route
+    rest = sorted(hand)
+    paid = []
+    for face in price:
+        card = next(c for c in rest if c % FACES == face)
+        rest.remove(card)
+        paid.append(card)
+    meld = table[index]
+    joker: int = meld.joker  # type: ignore[assignment]
+    steps: list[Step] = []
+    if len(paid) == 2:  # the third suit first: a set's joker is won only beside 3 real cards
+        steps.append(Add(index, (paid[0],), None))
+        meld = check_add(meld, paid[:1], None)
+    steps.append(Swap(index, paid[-1]))
+    after = list(table)
+    after[index] = check_swap(meld, paid[-1])
+    return tuple(steps), rest, joker, after
+
+
+def _suit_of_run(meld: TableMeld) -> int:
+    """A run's suit, from its first real card (of the first two: one joker at most)."""
+    first = meld.cards[0] % FACES
+    return (first if first != JOKER else meld.cards[1] % FACES) // 13
+
+
+def _won_uses(
+    hand: Sequence[int], card: int, table: Sequence[TableMeld], routes: Sequence[Route]
+) -> Iterator[tuple[Step, ...]]:
+    """An opened seat's uses of ``card`` with a joker won back first, each keeping a
+    card to discard: the steps winning the joker, then the one laying ``card``."""
+    face = card % FACES
+    counts, _ = _counts(hand)
+    suit = face // 13
+    runs = face != JOKER and any(m.kind == RUN and _suit_of_run(m) == suit for m in table)
+    for route in routes:
+        # Quick refusals first: a set freed of its joker is full; a real card needs a
+        # card left to meld with it and the joker, or a run of its suit to go on.
+        if face == JOKER:
+            if table[route[0]].kind != RUN:
+                continue
+            melds = False
+        else:
+            left = counts[:]
+            for f in route[1]:
+                left[f] -= 1
+            melds = _melds_with(left, 1, face)
+            if not melds and not runs:
+                continue
+        win, rest, joker, after = _win(hand, table, route)
+        held = [*rest, joker]
+        if face == JOKER:  # onto the run just freed of its joker
+            index = route[0]
+            for wanted, at in additions(after[index]):
+                if wanted == JOKER:
+                    yield (*win, Add(index, (card,), at))
+            continue
+        if melds:
+            whole = [*held, card]
+            for faces, _, _, wild in _meld_uses(held, card):
+                if wild:
+                    yield (*win, Meld(assign((faces,), whole, card)[0]))
+        by_face, _ = _by_face(rest)
+        for index, meld in enumerate(after):
+            if meld.kind == RUN and meld.joker is None and run_span(meld)[0] == suit:
+                for step in _bridges(index, meld, card, by_face, joker):
+                    if joker in step.cards and len(step.cards) - 1 < len(held):
+                        yield (*win, step)
+
+
+def _won_openings(
+    hand: Sequence[int],
+    card: int,
+    table: Sequence[TableMeld],
+    routes: Sequence[Route],
+    points: int,
+    known: set[tuple[int, ...]],
+    shortest: bool = False,
+    pool: _Pool | None = None,
+) -> Iterator[tuple[Step, ...]]:
+    """A seat that has not opened: an opening of hand cards alone worth ``points``,
+    then a table joker won back, then ``card`` laid in a meld with that joker, a
+    card kept. One use per meld holding ``card`` (by faces) not in ``known``, which
+    gains it. With ``shortest`` only 3-card melds are tried: a longer meld holding
+    the card and the joker holds three such, which leave more for the opening.
+    ``pool``: the melds of ``hand`` + ``card``, if already built (the search's
+    counts keep ``card`` out of the opening)."""
+    face = card % FACES
+    if face == JOKER:
+        return  # it shares no meld with the won joker, and melds without one need no swap
+    if _meld_bound(hand) < points:
+        return  # the usual end: a hand that has not opened rarely holds an opening
+    counts, jokers = _counts(hand)
+    for route in routes:
+        left = counts[:]
+        for f in route[1]:
+            left[f] -= 1
+        if not _melds_with(left, 1, face):
+            continue  # no card left to meld with it and the joker
+        if pool is None:  # built only now: most positions never get this far
+            whole = counts[:]
+            whole[face] += 1
+            pool = _Pool(_candidates(whole, jokers))
+        # An opening with one card more to spare than any meld of card and joker leaves
+        # (a bound, quick to refute): else no meld below can be laid.
+        room = len(hand) - len(route[1]) - 2
+        if _search(pool, left[:], jokers, room, target=points)[0] < points:  # stopped, it restores nothing
+            continue
+        win, rest, joker, _ = _win(hand, table, route)
+        left[face] += 1  # so that taking the meld's real faces out leaves the rest
+        for faces, _, real, wild in _meld_uses([*rest, joker], card):
+            if not wild or faces in known or (shortest and len(faces) > 3):
+                continue
+            for g in real:
+                left[g] -= 1
+            room = len(rest) - (len(faces) - 2) - 1  # the opening's cards, one card kept
+            value, melds = _search(pool, left[:], jokers, room, target=points)
+            for g in real:
+                left[g] += 1
+            if value < points:
+                continue
+            known.add(faces)
+            opening = assign(melds, rest)
+            used = {c for m in opening for c in m}
+            spare = [c for c in rest if c not in used]
+            laid = assign((faces,), [*spare, joker, card], card)[0]
+            yield (*(Meld(m) for m in opening), *win, Meld(laid))
+
+
+def _placed(step: Step) -> tuple[object, ...]:
+    """What a use's last step lays, by faces (copies are interchangeable)."""
+    if type(step) is Meld:
+        return (Meld, tuple(c % FACES for c in step.cards))
+    if type(step) is Add:
+        return (Add, step.meld, tuple(c % FACES for c in step.cards), step.at)
+    return (Swap, step.meld)
+
+
+# -- the top discard: its uses, and whether it has one ----------------------------------
+
+
 def discard_uses(
     hand: Sequence[int],
     card: int,
@@ -758,11 +997,15 @@ def discard_uses(
 
     An opened seat: each distinct meld (by faces) of hand cards with ``card``,
     each Add of ``card`` to a table meld at either end (with the hand cards
-    that bridge a gap, if needed), each Swap of a table joker for it. A seat
-    that has not opened: for each distinct meld containing ``card`` that can be
-    part of an opening worth ``opening_points``, that meld followed by the most
-    valuable melds of what is left. Every use leaves a card to discard; uses
-    that need a joker first won back by a swap are not looked for. Empty when
+    that bridge a gap, if needed), each Swap of a table joker for it; then each
+    other meld or addition that a table joker won back first makes possible
+    (the swap, after adding a set's third suit if needed, then the step).
+    A seat that has not opened: for each distinct meld containing ``card`` that
+    can be part of an opening worth ``opening_points``, that meld followed by
+    the most valuable melds of what is left; then each other meld holding
+    ``card`` and a table joker, laid after an opening of hand cards alone and
+    the joker's swap. Every use leaves a card to discard, and every use is a
+    step tuple :meth:`HandState.apply` accepts (with a discard). Empty when
     there is none.
     """
     whole = [*hand, card]
@@ -771,9 +1014,18 @@ def discard_uses(
         for cand in _meld_uses(hand, card):
             uses.append((Meld(assign((cand[0],), whole, card)[0]),))
         uses.extend((step,) for step in _joined(hand, card, table))
+        routes = _winnable(_counts(hand)[0], table)
+        if routes:
+            seen = {_placed(use[-1]) for use in uses}
+            for use in _won_uses(hand, card, table, routes):
+                key = _placed(use[-1])
+                if key not in seen:
+                    seen.add(key)
+                    uses.append(use)
         return tuple(uses)
     counts, jokers = _counts(whole)
     pool = _Pool(_candidates(counts, jokers))
+    laid: set[tuple[int, ...]] = set()
     for cand in _meld_uses(hand, card):
         faces, worth, real, wild = cand
         for g in real:
@@ -784,8 +1036,12 @@ def discard_uses(
         for g in real:
             counts[g] += 1
         if value >= 0:
+            laid.add(faces)
             melds = assign((faces, *more), whole, card)
             uses.append(tuple(Meld(m) for m in melds))
+    routes = _winnable(_counts(hand)[0], table)
+    if routes:
+        uses.extend(_won_openings(hand, card, table, routes, opening_points, laid, pool=pool))
     return tuple(uses)
 
 
@@ -797,19 +1053,36 @@ def has_discard_use(
     opening_points: int,
 ) -> bool:
     """Whether :func:`discard_uses` would find a use: the referee's question before
-    offering the discard, asked at every turn, so it stops at the first use."""
+    offering the discard, asked at every turn, so it stops at the first use and
+    looks for a joker won back only when the table holds one the hand can pay for."""
     face = card % FACES
     counts, jokers = _counts(hand)
     if opened:
         for _ in _joined(hand, card, table):
             return True
-        return len(hand) >= 3 and _melds_with(counts, jokers, face)  # a 3-card meld leaves one
-    if not _melds_with(counts, jokers, face):
-        return False  # the common case: nothing to search
-    if face == JOKER:
-        jokers += 1
-    else:
-        counts[face] += 1
-    pool = _Pool(_candidates(counts, jokers))
-    value, _ = _search(pool, counts, jokers, len(hand), face, opening_points)
-    return value >= opening_points
+        if len(hand) >= 3 and _melds_with(counts, jokers, face):  # a 3-card meld leaves one
+            return True
+        routes = _winnable(counts, table)
+        return bool(routes) and next(_won_uses(hand, card, table, routes), None) is not None
+    near = _melds_with(counts, jokers, face)  # some meld of hand cards could hold it
+    pool = None
+    if near:
+        whole = counts[:]
+        if face == JOKER:
+            held = jokers + 1
+        else:
+            held = jokers
+            whole[face] += 1
+        pool = _Pool(_candidates(whole, held))
+        value, _ = _search(pool, whole, held, len(hand), face, opening_points)
+        if value >= opening_points:
+            return True
+    # The common case ends here: no table joker the hand can pay for, or no card of
+    # the hand to make a meld with the discard and a joker.
+    if face == JOKER or (jokers and not near):
+        return False
+    routes = _winnable(counts, table)
+    if not routes or not (near or _melds_with(counts, 1, face)):
+        return False
+    uses = _won_openings(hand, card, table, routes, opening_points, set(), True, pool)
+    return next(uses, None) is not None
