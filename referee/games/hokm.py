@@ -41,8 +41,10 @@ from referee.cards import (
     parse_card,
     parse_suit,
 )
-from referee.games.dealers import DealError, FixedDealer, MissingDeal, SeededDealer
+from referee.games.dealers import FixedDealer, SeededDealer
+from referee.games import replaying
 from referee.games.hokm_rules import HokmRules
+from referee.games.replaying import ReplayError
 
 GAME = "hokm"
 
@@ -805,10 +807,6 @@ def action_from_json(kind: Kind | str, value: Any) -> Any:
     raise ActionError(f"{kind}: {value!r} is neither true nor false")
 
 
-class ReplayError(ValueError):
-    """A record that the rules do not reproduce; the message says where and how."""
-
-
 # Event fields the engine writes; a record may carry more (times, notes).
 ENGINE_EVENTS = ("ace_draw", "deal", "decision", "round_end", "result")
 
@@ -831,77 +829,21 @@ def dealer_from_events(rules: HokmRules, events: Iterable[dict[str, Any]]) -> Fi
 
 
 def iter_replay(rules: HokmRules, events: Sequence[dict[str, Any]]) -> Iterator[HokmState]:
-    """Re-play a record's decisions, yielding the state after each one.
-
-    Every event the engine produces must equal the record's, on the fields the
-    engine writes (a record may add times and notes): the decks, each
-    decision's seat and kind, each ``round_end`` and the ``result``. A record
-    cut short after a complete line simply stops early; anything else that
-    does not follow from the rules raises :class:`ReplayError`.
-    """
-    recorded = [e for e in events if e.get("type") in ENGINE_EVENTS]
-    try:
-        state = HokmState(rules, dealer_from_events(rules, recorded))
-    except DealError as error:
-        raise ReplayError(f"the record's deal cannot be played: {error}") from None
-    except MissingDeal:
-        raise ReplayError("the record stops before its first deal") from None
-    compared = 0
-
-    def compare() -> None:
-        nonlocal compared
-        produced = state.events
-        while compared < min(len(produced), len(recorded)):
-            _same_event(compared, produced[compared], recorded[compared])
-            compared += 1
-
-    compare()
-    for index, event in enumerate(recorded):
-        if event["type"] != "decision":
-            continue
-        if len(state.events) < index:
-            extra = recorded[len(state.events)]
-            raise ReplayError(
-                f"event {len(state.events) + 1} ({extra['type']}): the rules produce no such event here"
-            )
-        try:
-            action = action_from_json(event.get("kind", ""), event.get("action"))
-            if event.get("seat") != state.to_act:
-                raise IllegalAction(
-                    f"the record has seat {event.get('seat')} deciding, the rules ask seat {state.to_act}"
-                )
-            state.apply(action)
-        except MissingDeal:
-            compare()
-            if any(e["type"] in ("deal", "decision") for e in recorded[index + 1 :]):
-                raise ReplayError(f"event {index + 1}: the record has no deal for the next round") from None
-            yield state  # cut short right after a round ended
-            return
-        except (ActionError, IllegalAction, DealError) as error:
-            raise ReplayError(f"event {index + 1} (round {event.get('round')}): {error}") from None
-        compare()
-        yield state
-    if len(state.events) < len(recorded):
-        extra = recorded[len(state.events)]
-        raise ReplayError(
-            f"event {len(state.events) + 1} ({extra['type']}): the rules produce no such event here"
-        )
+    """Re-play a record's decisions, yielding the state after each one (see
+    :func:`referee.games.replaying.iter_replay`): every event the engine
+    produces must equal the record's on the fields the engine writes."""
+    return replaying.iter_replay(
+        events,
+        start=lambda recorded: HokmState(rules, dealer_from_events(rules, recorded)),
+        engine_events=ENGINE_EVENTS,
+        dealing_events=("deal", "decision"),
+        action_from_json=action_from_json,
+        refused=(ActionError, IllegalAction),
+    )
 
 
 def replay(rules: HokmRules, events: Sequence[dict[str, Any]]) -> HokmState:
     """The state at the end of a record (see :func:`iter_replay`)."""
-    state = None
-    for state in iter_replay(rules, events):
-        pass
-    if state is None:  # a record with no decision yet
-        state = HokmState(rules, dealer_from_events(rules, events))
-    return state
-
-
-def _same_event(index: int, produced: dict[str, Any], recorded: dict[str, Any]) -> None:
-    for key, value in produced.items():
-        if recorded.get(key) != value:
-            raise ReplayError(
-                f"event {index + 1} ({produced['type']}, round {produced.get('round', '-')}): "
-                f"record has {key} = {recorded.get(key)!r}, the rules give {value!r}"
-            )
+    return replaying.replay_to_end(
+        iter_replay(rules, events), lambda: HokmState(rules, dealer_from_events(rules, events))
+    )
