@@ -121,7 +121,11 @@ class RemoteSeat:
         self._watch(task, question.timeout_s)
         try:
             await self._call.write(message)
-            message = await self._read()
+            message = await self._call.read()
+            while self._unread and _is_reply(message) and message.reply.seq in self._unread:
+                # A late reply to a question already settled: not the answer to this one.
+                self._unread.discard(message.reply.seq)
+                message = await self._call.read()
         except asyncio.CancelledError:
             if self._expired and task is not None and task.uncancel() == 0:
                 raise self._die(
@@ -168,16 +172,6 @@ class RemoteSeat:
             self._timer.cancel()
             self._timer = None
 
-    async def _read(self) -> Any:
-        """The next message from the bot, past late replies to questions already settled."""
-        while True:
-            message = await self._call.read()
-            if message is grpc.aio.EOF or message.WhichOneof("body") != "reply":
-                return message
-            if message.reply.seq not in self._unread:
-                return message
-            self._unread.discard(message.reply.seq)
-
     async def finish(self, end: pb.MatchEnd | None) -> None:
         """Tell the end (best effort) and close our side; a dead seat is only cancelled."""
         self._stop_clock()
@@ -204,6 +198,10 @@ class RemoteSeat:
         return self._dead
 
 
+def _is_reply(message: Any) -> bool:
+    return message is not grpc.aio.EOF and message.WhichOneof("body") == "reply"
+
+
 def _answer(question: Question, kind: str, message: pb.BotMessage) -> Answer:
     """Check a reply's shape: the right message, the right seq, a well-formed action."""
     if message.WhichOneof("body") != "reply":
@@ -215,7 +213,7 @@ def _answer(question: Question, kind: str, message: pb.BotMessage) -> Answer:
             f"reply carries seq {reply.seq}, the question was seq {question.seq} "
             "(a late or extra reply)",
         )
-    if len(reply.note.encode()) > wire.NOTE_LIMIT:
+    if reply.note and len(reply.note.encode()) > wire.NOTE_LIMIT:
         raise Fault(FaultKind.MALFORMED, f"note of {len(reply.note.encode())} bytes (at most {wire.NOTE_LIMIT})")
     try:
         action = wire.message_to_action(kind, reply.action)

@@ -69,6 +69,10 @@ def action_to_message(kind: str, action: Any) -> pb.Action:
 
 def message_to_action(kind: str, message: pb.Action) -> Any:
     """A reply's action -> the engine's value; the game's ``ActionError`` says what is wrong with it."""
+    if kind is PLAY and message.WhichOneof("action") == "card":  # the commonest answer
+        card = CARD_BY_NAME.get(message.card)
+        if card is not None:
+            return card
     if kind in HAND_FIELD:
         return _hand().message_to_action(kind, message)
     kind = hokm.KINDS[hokm.KINDS.index(kind)]  # the engine's constant: compared by identity below
@@ -100,8 +104,8 @@ def _fill_view(m: pb.HokmView, view: HokmView) -> None:
     m.hand_sizes.extend(view.hand_sizes)
     for seat, card in view.trick:
         m.trick.add(seat=seat, card=CARD_NAMES[card])
-    for trick in view.tricks:
-        m.tricks.add(leader=trick.leader, cards=[CARD_NAMES[c] for c in trick.cards], winner=trick.winner)
+    if view.tricks:
+        m.MergeFromString(_tricks_field(view.tricks))
     m.tricks_won.extend(view.tricks_won)
     m.scores.extend(view.scores)
     for hakem, shown in view.redeals:
@@ -116,6 +120,21 @@ def _fill_view(m: pb.HokmView, view: HokmView) -> None:
     m.offered = "" if view.offered is None else CARD_NAMES[view.offered]
     m.bam = view.bam
     m.rules_json = view.rules.canonical_json()
+
+
+@lru_cache(maxsize=1024)
+def _tricks_field(tricks: tuple[Trick, ...]) -> bytes:
+    """A round's completed tricks as the serialized ``HokmView.tricks`` field.
+
+    They are public and only grow, so every seat's every request in a round
+    repeats them: merging cached bytes costs half of adding them anew
+    (bench/grpc.py). Concatenated serialized messages merge, and a repeated
+    field's entries append, so the bytes stand for the field on their own.
+    """
+    holder = pb.HokmView()
+    for trick in tricks:
+        holder.tricks.add(leader=trick.leader, cards=[CARD_NAMES[c] for c in trick.cards], winner=trick.winner)
+    return holder.SerializeToString()
 
 
 def decision_request(
