@@ -57,9 +57,6 @@ def prior(env: trueskill.TrueSkill) -> Rating:
     return Rating(env.mu, env.sigma)
 
 
-LOW_SCORE_WINS = frozenset({"hand"})  # games whose scores are penalties
-
-
 @dataclass(frozen=True)
 class Layout:
     """How a match's seats make sides, and which way its scores count.
@@ -79,8 +76,8 @@ class Layout:
 
     @classmethod
     def of(cls, rules: Any) -> Layout:
-        """The layout of a game's rules (HokmRules, HandRules: each has ``players``, ``teams``, ``GAME``)."""
-        return cls(rules.players, rules.teams, rules.GAME in LOW_SCORE_WINS)
+        """The layout of a game's rules (each has ``players``, ``teams`` and ``LOWER_SCORE_WINS``)."""
+        return cls(rules.players, rules.teams, rules.LOWER_SCORE_WINS)
 
 
 def layout(players: int | Layout) -> Layout:

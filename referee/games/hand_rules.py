@@ -32,6 +32,7 @@ HAND_SIZE = 14  # dealt to each seat; the round's first player gets one more
 class HandRules(GameRules):
     GAME: ClassVar[str] = "hand"
     OPTIONS: ClassVar[tuple[Option, ...]] = OPTIONS
+    LOWER_SCORE_WINS: ClassVar[bool] = True  # points are penalties: the lowest total wins
 
     players: int = 4
     partnership: bool = False

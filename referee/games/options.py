@@ -166,6 +166,7 @@ class GameRules:
 
     GAME: ClassVar[str]
     OPTIONS: ClassVar[tuple[Option, ...]]
+    LOWER_SCORE_WINS: ClassVar[bool] = False  # a score counts against its side (Hand's penalties)
 
     @classmethod
     def presets(cls) -> Mapping[str, Self]:
