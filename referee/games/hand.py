@@ -141,6 +141,7 @@ from referee.games.hand_melds import (
     parse_card,
 )
 from referee.games import replaying
+from referee.games.state import LoggedState
 from referee.games.hand_rules import HAND_SIZE, HandRules
 from referee.games.replaying import ReplayError
 
@@ -356,7 +357,7 @@ def meld_to_json(meld: TableMeld) -> dict[str, Any]:
 # -- the match ------------------------------------------------------------------------
 
 
-class HandState:
+class HandState(LoggedState):
     """One Hand match in progress. Cheap to :meth:`clone`; see the module docstring."""
 
     __slots__ = (
@@ -413,27 +414,6 @@ class HandState:
         self._deal()
 
     # -- the decision interface ------------------------------------------
-
-    @property
-    def is_over(self) -> bool:
-        return self.result is not None
-
-    @property
-    def events(self) -> list[dict[str, Any]]:
-        """The record events so far (RECORDS.md), oldest first. Read-only: do not modify."""
-        spelled, log = self._spelled, self._log
-        for i in range(len(spelled), len(log)):
-            event = log[i]
-            if type(event) is tuple:
-                event = _spell(event)
-            spelled.append(event)
-        return spelled
-
-    def team_of(self, seat: int) -> int:
-        return seat % self.teams
-
-    def team_seats(self, team: int) -> tuple[int, ...]:
-        return tuple(range(team, self.players, self.teams))
 
     def legal_actions(self) -> tuple[Any, ...]:
         """TAKE: both answers (TAKE is asked only when both are legal). TURN: empty, as the
@@ -1134,3 +1114,7 @@ def replay(rules: HandRules, events: Sequence[dict[str, Any]]) -> HandState:
     return replaying.replay_to_end(
         iter_replay(rules, events), lambda: HandState(rules, dealer_from_events(rules, events))
     )
+
+
+# The state spells its compact log with this module's speller, defined after the class.
+HandState._spell = staticmethod(_spell)  # type: ignore[method-assign]

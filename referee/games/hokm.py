@@ -43,6 +43,7 @@ from referee.cards import (
 )
 from referee.games.dealers import FixedDealer, SeededDealer
 from referee.games import replaying
+from referee.games.state import LoggedState
 from referee.games.hokm_rules import HokmRules
 from referee.games.replaying import ReplayError
 
@@ -207,7 +208,7 @@ def winning_index(trick: Sequence[int], trump: int) -> int:
     return best
 
 
-class HokmState:
+class HokmState(LoggedState):
     """One Hokm match in progress. Cheap to :meth:`clone`; see the module docstring."""
 
     __slots__ = (
@@ -271,27 +272,6 @@ class HokmState:
         self._start_round()
 
     # -- the decision interface ------------------------------------------
-
-    @property
-    def is_over(self) -> bool:
-        return self.result is not None
-
-    @property
-    def events(self) -> list[dict[str, Any]]:
-        """The record events so far (RECORDS.md), oldest first. Read-only: do not modify."""
-        spelled, log = self._spelled, self._log
-        for i in range(len(spelled), len(log)):
-            event = log[i]
-            if type(event) is tuple:
-                event = _spell(event)
-            spelled.append(event)
-        return spelled
-
-    def team_of(self, seat: int) -> int:
-        return seat % self.teams
-
-    def team_seats(self, team: int) -> tuple[int, ...]:
-        return tuple(range(team, self.players, self.teams))
 
     def legal_actions(self) -> tuple[Any, ...]:
         """The pending decision's legal actions (empty when the match is over)."""
@@ -867,3 +847,7 @@ def replay(rules: HokmRules, events: Sequence[dict[str, Any]]) -> HokmState:
     return replaying.replay_to_end(
         iter_replay(rules, events), lambda: HokmState(rules, dealer_from_events(rules, events))
     )
+
+
+# The state spells its compact log with this module's speller, defined after the class.
+HokmState._spell = staticmethod(_spell)  # type: ignore[method-assign]
