@@ -315,8 +315,10 @@ def _results_table(rules: Any, outcomes: list[MatchOutcome], bots: list[str]) ->
         for side, score in enumerate(outcome.score):
             points[side] += score
     table = Table(title=f"{len(outcomes)} match(es): " + ", ".join(f"{n} by {r}" for r, n in sorted(reasons.items())))
-    for name in ("side", "bots", "wins", "points"):
-        table.add_column(name, justify="right" if name in ("wins", "points") else "left")
+    # Hand's points are penalties: say so where the totals are shown.
+    total = "penalty points (lowest wins)" if rules.LOWER_SCORE_WINS else "points"
+    for name in ("side", "bots", "wins", total):
+        table.add_column(name, justify="right" if name in ("wins", total) else "left")
     for side in range(rules.teams):
         seats = range(side, rules.players, rules.teams)
         names = " + ".join(dict.fromkeys(bots[s] for s in seats))

@@ -446,6 +446,7 @@ def test_match_between_bot_processes_records_hand_matches_that_verify_replay_and
     assert run_.returncode == 0, run_.stderr
     assert "Hand, 4 players (short), 2 match(es) from seed 1" in run_.stdout
     assert "2 match(es): 2 by score" in run_.stdout
+    assert "penalty points (lowest wins)" in run_.stdout  # Hand's totals count against a side
     assert sorted(p.name for p in tmp_path.glob("*.jsonl")) == ["hand-1.jsonl", "hand-2.jsonl"]
 
     verified = waraq("replay", "--verify", str(tmp_path))
