@@ -175,13 +175,15 @@ def _walk(console: Console, replay: Replay, seat: int | None, round_: int | None
         console.print("no decision to walk")
         return
     walker = Walker(steps, start_index(steps, round_, trick))
+    # Hand has no tricks: its prompt does not offer `t T`.
+    prompt = STEP_HELP if replay.game == "hokm" else STEP_HELP.replace("  [t T] trick T", "")
     show = True
     while True:
         if show:
             if console.is_terminal:
                 console.clear()
             console.print(step_screen(replay, walker.step, seat))
-        console.print(f"{STEP_HELP} > ", end="", markup=False)
+        console.print(f"{prompt} > ", end="", markup=False)
         line = sys.stdin.readline()
         if not line or not sys.stdin.isatty():  # typed input echoes its own newline; piped input does not
             console.print()

@@ -304,6 +304,10 @@ def test_waraq_replay_picks_the_hand_renderer_by_the_records_game(record):
     ]
     tricks = waraq("replay", str(record), "--round", "1", "--trick", "2")
     assert tricks.returncode == 2 and "--trick is for Hokm" in tricks.stderr
+    walked = waraq("replay", str(record), "--step", stdin="q\n")
+    assert walked.returncode == 0, walked.stderr
+    # A Hand record has no tricks to jump to: the prompt offers what applies.
+    assert "[r R] round R  [q] quit >" in walked.stdout and "trick" not in walked.stdout.split("[Enter/n]")[-1]
 
 
 @pytest.mark.parametrize(
