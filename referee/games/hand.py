@@ -476,9 +476,7 @@ class HandState(LoggedState):
         self.kind = TURN
 
     def clone(self) -> HandState:
-        new = object.__new__(HandState)
-        for name in HandState.__slots__:
-            setattr(new, name, getattr(self, name))
+        new = self._copy()
         new.hands = [h[:] for h in self.hands]
         new.table = self.table[:]
         new.pile = self.pile[:]
@@ -486,8 +484,6 @@ class HandState(LoggedState):
         new.opened = self.opened[:]
         new.scores = self.scores[:]
         new.taken = self.taken[:]
-        new._log = self._log[:]
-        new._spelled = self._spelled[:]
         return new
 
     def view(self, seat: int) -> HandView:

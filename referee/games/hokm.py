@@ -388,9 +388,7 @@ class HokmState(LoggedState):
                 self._end_round(seat % self.teams)
 
     def clone(self) -> HokmState:
-        new = object.__new__(HokmState)
-        for name in HokmState.__slots__:
-            setattr(new, name, getattr(self, name))
+        new = self._copy()
         new.hands = [h[:] for h in self.hands]
         new.scores = self.scores[:]
         new.trick = self.trick[:]
@@ -400,8 +398,6 @@ class HokmState(LoggedState):
         new.shown = self.shown[:]
         new.discards = self.discards[:]
         new.draw_choices = self.draw_choices[:]
-        new._log = self._log[:]
-        new._spelled = self._spelled[:]
         return new
 
     def view(self, seat: int) -> HokmView:

@@ -27,6 +27,19 @@ class LoggedState:
         """A compact log entry as its record event (each game spells its own)."""
         raise NotImplementedError
 
+    def _copy(self) -> Any:
+        """A new state sharing every field with this one but the event log, which it copies.
+
+        Each game's ``clone`` then copies the lists its play mutates in place.
+        """
+        cls = type(self)
+        new = object.__new__(cls)
+        for name in cls.__slots__:
+            setattr(new, name, getattr(self, name))
+        new._log = self._log[:]
+        new._spelled = self._spelled[:]
+        return new
+
     @property
     def is_over(self) -> bool:
         return self.result is not None
