@@ -33,6 +33,7 @@ from referee.records import read_record
 from referee.runner import RunConfig, match_id, run
 from sample_bots.server import start_server
 from tests.bots.recording import RecordingBot, eager_player
+from tests.messages import numbers, string_lists
 
 FIRST_SEED = 900_001  # large, so that the seed written anywhere would be noticed
 GENEROUS = TimeControl(decision_ms=5_000, bank_ms=5_000, startup_ms=10_000)
@@ -119,25 +120,6 @@ def may_know(rules: HokmRules, events: list[dict[str, Any]]) -> Iterator[tuple[d
 
 
 # -- the cards and numbers in a message -------------------------------------------
-
-
-def string_lists(message: Any) -> Iterator[list[str]]:
-    """Every string field of a message and its sub-messages, each as a list."""
-    for field, value in message.ListFields():
-        if field.type == field.TYPE_MESSAGE:
-            for item in value if field.is_repeated else [value]:
-                yield from string_lists(item)
-        elif field.type == field.TYPE_STRING:
-            yield list(value) if field.is_repeated else [value]
-
-
-def numbers(message: Any) -> Iterator[int | float]:
-    for field, value in message.ListFields():
-        if field.type == field.TYPE_MESSAGE:
-            for item in value if field.is_repeated else [value]:
-                yield from numbers(item)
-        elif field.type not in (field.TYPE_STRING, field.TYPE_BOOL):
-            yield from value if field.is_repeated else [value]
 
 
 def card_names(strings: list[str]) -> list[str]:
