@@ -26,7 +26,7 @@ import json
 import subprocess
 import sys
 from collections import defaultdict
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -189,7 +189,6 @@ def hand_worked(path: Path) -> Path:
     """
     deck = stack_deck(HAND_RULES, 0, SUIT_HANDS)
     state = HokmState(HAND_RULES, FixedDealer(ace_draw_for(0, HAND_RULES.deck), [deck]))
-    number = 0
     while not state.is_over:
         state.apply(highest(state.view(state.to_act)))
     header = {
@@ -199,15 +198,27 @@ def hand_worked(path: Path) -> Path:
         "time_control": {"decision_ms": 10000, "bank_ms": 60000, "startup_ms": 30000},
         "policy": "forfeit", "started": "2025-01-01T00:00:00.000Z",
     }
+    return write_played(path, header, state.events, lambda number, event: NOTES.get((event["seat"], number)))
+
+
+def write_played(
+    path: Path,
+    header: dict[str, Any],
+    events: Sequence[dict[str, Any]],
+    note: Callable[[int, dict[str, Any]], str | None],
+) -> Path:
+    """A record of an engine's ``events`` as the referee writes one: the header, then each
+    event, the n-th decision with a time and ``note(n, event)`` when that gives one."""
+    number = 0
     with RecordWriter(path) as writer:
         writer.write(header)
-        for event in state.events:
+        for event in events:
             if event["type"] == "decision":
                 number += 1
                 event = {**event, "ms": 0.5}
-                note = NOTES.get((event["seat"], number))
-                if note:
-                    event["note"] = note
+                said = note(number, event)
+                if said:
+                    event["note"] = said
             writer.write(event)
     return path
 

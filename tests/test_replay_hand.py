@@ -45,7 +45,7 @@ from referee.games.hand_rules import HandRules
 from referee.records import FORMAT, RecordWriter
 from referee.replay import load
 from referee.replay_hand import HandMatchText, HandStepScreen
-from tests.replay_records import render, waraq
+from tests.replay_records import render, waraq, write_played
 
 RULES = HandRules(players=2, rounds=2)
 HASH = RULES.rules_hash[:19]
@@ -105,17 +105,7 @@ def hand_worked(path):
         "time_control": {"decision_ms": 10000, "bank_ms": 60000, "startup_ms": 30000},
         "policy": "forfeit", "started": "2025-01-01T00:00:00.000Z",
     }
-    number = 0
-    with RecordWriter(path) as writer:
-        writer.write(header)
-        for event in state.events:
-            if event["type"] == "decision":
-                number += 1
-                event = {**event, "ms": 0.5}
-                if number in NOTES:
-                    event["note"] = NOTES[number]
-            writer.write(event)
-    return path
+    return write_played(path, header, state.events, lambda number, event: NOTES.get(number))
 
 
 @pytest.fixture(scope="module")
