@@ -25,9 +25,8 @@ from typing import Any, Protocol
 
 import grpc
 from waraq.v1 import bot_pb2 as pb
-from waraq.v1 import bot_pb2_grpc
 
-from referee import wire
+from referee import wire, wire_bytes
 
 
 class FaultKind(StrEnum):
@@ -85,7 +84,11 @@ class RemoteSeat:
     idle -> open -> (asking -> open)* -> finished, or dead after a fault)."""
 
     def __init__(self, channel: grpc.aio.Channel, bot: str, version: str) -> None:
-        self._stub = bot_pb2_grpc.BotStub(channel)
+        # The generated stub's Play, but taking decisions already serialized (referee.wire_bytes).
+        self._play = channel.stream_stream(
+            PLAY_METHOD, request_serializer=_serialize, response_deserializer=pb.BotMessage.FromString
+        )
+        self._loop: asyncio.AbstractEventLoop | None = None
         self.bot = bot
         self.version = version
         self._call: Any = None
@@ -99,8 +102,10 @@ class RemoteSeat:
         self._expired = False
 
     async def open(self, start: pb.MatchStart) -> None:
+        # Kept: asking asyncio for the running loop costs a getpid() system call each time (3.11).
+        self._loop = asyncio.get_running_loop()
         try:
-            self._call = self._stub.Play()
+            self._call = self._play()
             await self._call.write(pb.RefereeMessage(start=start))
         except (grpc.RpcError, grpc.aio.UsageError) as error:  # UsageError: the channel is closed
             raise self._die(FaultKind.CRASH, f"could not open the Play stream: {_rpc(error)}") from None
@@ -108,19 +113,17 @@ class RemoteSeat:
     async def ask(self, question: Question) -> Answer:
         if self._dead is not None:
             raise Fault(self._dead.kind, f"seat already lost: {self._dead.detail}")
-        message = pb.RefereeMessage()
-        wire.decision_request(
+        request = wire_bytes.decision_message(
             question.seq,
             question.view,
             match_id=question.match_id,
             deadline_ms=question.deadline_ms,
             bank_ms=question.bank_ms,
-            into=message.decision,
         )
-        task = asyncio.current_task()
+        task = asyncio.current_task(self._loop)
         self._watch(task, question.timeout_s)
         try:
-            await self._call.write(message)
+            await self._call.write(request)
             message = await self._call.read()
             while self._unread and _is_reply(message) and message.reply.seq in self._unread:
                 # A late reply to a question already settled: not the answer to this one.
@@ -150,7 +153,8 @@ class RemoteSeat:
     # thousand times for every time one fired (bench/grpc.py).
 
     def _watch(self, task: asyncio.Task[Any] | None, timeout_s: float) -> None:
-        loop = asyncio.get_running_loop()
+        loop = self._loop
+        assert loop is not None  # opened
         self._waiter = task
         self._deadline = loop.time() + timeout_s
         if self._timer is None:
@@ -160,7 +164,8 @@ class RemoteSeat:
         self._timer = None
         if self._waiter is None:
             return  # no question outstanding: the next one arms the timer again
-        loop = asyncio.get_running_loop()
+        loop = self._loop
+        assert loop is not None
         if loop.time() >= self._deadline:
             self._expired = True
             self._waiter.cancel()
@@ -196,6 +201,15 @@ class RemoteSeat:
         if self._call is not None:
             self._call.cancel()
         return self._dead
+
+
+_BOT = pb.DESCRIPTOR.services_by_name["Bot"]
+PLAY_METHOD = f"/{_BOT.full_name}/{_BOT.methods_by_name['Play'].name}"  # "/waraq.v1.Bot/Play"
+
+
+def _serialize(message: bytes | pb.RefereeMessage) -> bytes:
+    """The Play stream's serializer: a decision comes serialized already, the rest as messages."""
+    return message if type(message) is bytes else message.SerializeToString()
 
 
 def _is_reply(message: Any) -> bool:

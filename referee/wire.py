@@ -105,7 +105,7 @@ def _fill_view(m: pb.HokmView, view: HokmView) -> None:
     for seat, card in view.trick:
         m.trick.add(seat=seat, card=CARD_NAMES[card])
     if view.tricks:
-        m.MergeFromString(_tricks_field(view.tricks))
+        m.MergeFromString(tricks_field(view.tricks))
     m.tricks_won.extend(view.tricks_won)
     m.scores.extend(view.scores)
     for hakem, shown in view.redeals:
@@ -122,19 +122,33 @@ def _fill_view(m: pb.HokmView, view: HokmView) -> None:
     m.rules_json = view.rules.canonical_json()
 
 
-@lru_cache(maxsize=1024)
-def _tricks_field(tricks: tuple[Trick, ...]) -> bytes:
+def tricks_field(tricks: tuple[Trick, ...]) -> bytes:
     """A round's completed tricks as the serialized ``HokmView.tricks`` field.
 
     They are public and only grow, so every seat's every request in a round
     repeats them: merging cached bytes costs half of adding them anew
     (bench/grpc.py). Concatenated serialized messages merge, and a repeated
     field's entries append, so the bytes stand for the field on their own.
+
+    Cached under the last trick's identity: hashing the whole tuple on every
+    request cost as much as the rest of the request's view. The entry keeps
+    its tuple, so the id cannot be reused while it is cached, and comparing
+    tuples of the same trick objects stops at identity.
     """
+    entry = _tricks_cache.get(id(tricks[-1]))
+    if entry is not None and entry[0] == tricks:
+        return entry[1]
     holder = pb.HokmView()
     for trick in tricks:
         holder.tricks.add(leader=trick.leader, cards=[CARD_NAMES[c] for c in trick.cards], winner=trick.winner)
-    return holder.SerializeToString()
+    data = holder.SerializeToString()
+    if len(_tricks_cache) >= 4096:  # a long run plays many rounds: keep the cache small
+        _tricks_cache.clear()
+    _tricks_cache[id(tricks[-1])] = (tricks, data)
+    return data
+
+
+_tricks_cache: dict[int, tuple[tuple[Trick, ...], bytes]] = {}
 
 
 def decision_request(
