@@ -64,6 +64,8 @@ _FIXED_LEGAL = {TRUMP: _SUITS, DRAW: _DRAWS, REDEAL: _BOOLS, BAM: _BOOLS, None: 
 PACKET_FIRST = 5  # the hakem names trump having seen this many cards
 PACKET_REST = 4
 DISCARDS = 2  # 2 players: cards each seat lays aside after trump
+# The seats in play order from each leader, by player count: who played each card of a trick.
+_PLAY_ORDER = {n: [tuple((leader + i) % n for i in range(n)) for leader in range(n)] for n in (2, 3, 4)}
 
 
 class IllegalAction(ValueError):
@@ -417,16 +419,14 @@ class HokmState(LoggedState):
             to_act=self.to_act,
             legal=self.legal_actions() if acting else (),
             hand=tuple(self.hands[seat]),
-            hand_sizes=tuple(len(h) for h in self.hands),
-            trick=tuple(
-                ((self.leader + i) % self.players, c) for i, c in enumerate(self.trick)
-            ),
+            hand_sizes=tuple(map(len, self.hands)),
+            trick=tuple(zip(_PLAY_ORDER[self.players][self.leader], self.trick)),
             tricks=tuple(self.history),
             tricks_won=tuple(self.tricks_won),
             scores=tuple(self.scores),
             redeals=tuple(self.shown),
             discarded=self.discards[seat],
-            draws=self._draws_seen_by(seat),
+            draws=self._draws_seen_by(seat) if self.draw_choices else (),
             offered=offered,
             bam=self.bam_team is not None,
             result=self.result,
