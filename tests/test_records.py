@@ -65,3 +65,18 @@ def test_gzip_records_are_real_gzip(tmp_path):
     with RecordWriter(path) as writer:
         writer.write(EVENTS[0])
     assert gzip.decompress(path.read_bytes()).decode() == '{"type":"match","format":"waraq.record.v1"}\n'
+
+
+def test_lines_are_compact_utf8_json_whatever_the_values(tmp_path):
+    path = tmp_path / "r.jsonl"
+    events = [
+        {"type": "match", "seed": 2**70},  # beyond orjson's 64 bits: the json module writes it
+        {"type": "decision", "note": "حکم \u2028 \"quoted\" é", "ms": 0.00001, "bot_ms": 1e16},
+    ]
+    with RecordWriter(path) as writer:
+        for event in events:
+            writer.write(event)
+    assert read_record(path).events == events
+    lines = path.read_bytes().split(b"\n")
+    assert lines[0] == b'{"type":"match","seed":1180591620717411303424}'
+    assert "حکم".encode() in lines[1] and b", " not in lines[1] and b'": ' not in lines[1]
