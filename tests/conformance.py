@@ -192,10 +192,10 @@ def json_cards_and_bad_keys(document: Any, card: re.Pattern[str]) -> tuple[set[s
 
 @cache
 def forbidden_fields(view_type: type) -> list[str]:
-    """The view's own fields (a dataclass's) that name the shuffle."""
-    if not dataclasses.is_dataclass(view_type):
-        return []
-    return naming_the_shuffle(f.name for f in dataclasses.fields(view_type))
+    """The view's own fields (a dataclass's or a named tuple's) that name the shuffle."""
+    if dataclasses.is_dataclass(view_type):
+        return naming_the_shuffle(f.name for f in dataclasses.fields(view_type))
+    return naming_the_shuffle(getattr(view_type, "_fields", ()))
 
 
 # -- one checked match --------------------------------------------------------------
