@@ -115,6 +115,8 @@ class _Run:
             self.record.write(event)
 
     def write_engine_events(self, decision_extra: dict[str, Any] | None = None) -> None:
+        if self.record is None:
+            return
         events = self.state.events
         for event in events[self.written :]:
             if event["type"] == "decision" and decision_extra:
@@ -148,7 +150,8 @@ class _Run:
             try:
                 answer = await self.seats[seat].ask(question)
                 ms = (time.perf_counter() - begun) * 1000
-                self.charge(seat, ms)
+                if ms > config.time_control.decision_ms:
+                    self.charge(seat, ms)
                 state.apply(answer.action)
             except (Fault, illegal) as problem:
                 ms = (time.perf_counter() - begun) * 1000
@@ -170,7 +173,9 @@ class _Run:
         return self.outcome(result.winners, result.reason, result.score)
 
     def charge(self, seat: int, ms: float) -> None:
-        """Take an overrun past the decision deadline from the seat's bank; spent bank = timeout."""
+        """Take an overrun past the decision deadline from the seat's bank; spent bank = timeout.
+
+        Called only for a reply later than the deadline: its check is inlined in :meth:`play`."""
         over = ms - self.config.time_control.decision_ms
         if over > 0:
             self.bank_ms[seat] -= over
