@@ -128,23 +128,26 @@ def tricks_field(tricks: tuple[Trick, ...]) -> bytes:
     They are public and only grow, so every seat's every request in a round
     repeats them: merging cached bytes costs half of adding them anew
     (bench/grpc.py). Concatenated serialized messages merge, and a repeated
-    field's entries append, so the bytes stand for the field on their own.
+    field's entries append, so the bytes stand for the field on their own,
+    and a round's field is the field of its tricks but the last plus the last.
 
     Cached under the last trick's identity: hashing the whole tuple on every
     request cost as much as the rest of the request's view. The entry keeps
     its tuple, so the id cannot be reused while it is cached, and comparing
     tuples of the same trick objects stops at identity.
     """
-    entry = _tricks_cache.get(id(tricks[-1]))
+    last = tricks[-1]
+    entry = _tricks_cache.get(id(last))
     if entry is not None and entry[0] == tricks:
         return entry[1]
     holder = pb.HokmView()
-    for trick in tricks:
-        holder.tricks.add(leader=trick.leader, cards=[CARD_NAMES[c] for c in trick.cards], winner=trick.winner)
+    holder.tricks.add(leader=last.leader, cards=[CARD_NAMES[c] for c in last.cards], winner=last.winner)
     data = holder.SerializeToString()
+    if len(tricks) > 1:
+        data = tricks_field(tricks[:-1]) + data
     if len(_tricks_cache) >= 4096:  # a long run plays many rounds: keep the cache small
         _tricks_cache.clear()
-    _tricks_cache[id(tricks[-1])] = (tricks, data)
+    _tricks_cache[id(last)] = (tricks, data)
     return data
 
 

@@ -80,10 +80,6 @@ def _packed(key: bytes, values: Any) -> bytes:
 _double = struct.Struct("<d").pack
 
 
-def _double_field(key: bytes, x: float) -> bytes:
-    return key + _double(x) if x else b""
-
-
 # -- every piece that does not depend on the match --------------------------------------------
 
 _NAMES = [name.encode() for name in CARD_NAMES]
@@ -139,16 +135,16 @@ def decision_message(seq: int, view: Any, *, match_id: str, deadline_ms: float, 
             _SEQ + varint(seq) if seq else b"",
             _REQUEST_KIND[kind],
             _legal(kind, view.legal),
-            _double_field(_DEADLINE, deadline_ms),
-            _double_field(_BANK, bank_ms),
+            _DEADLINE + _double(deadline_ms) if deadline_ms else b"",
+            _BANK + _double(bank_ms) if bank_ms else b"",
             _match_id(match_id),
             _SEAT + _V[view.seat] if view.seat else b"",
             _HOKM_KEY,
-            varint(len(body)),
+            _V[len(body)],  # a Hokm view is a few hundred bytes: its length is in the table
             body,
         )
     )
-    return _DECISION_KEY + varint(len(request)) + request
+    return _DECISION_KEY + _V[len(request)] + request
 
 
 def _legal(kind: str, legal: tuple[Any, ...]) -> bytes:
@@ -174,10 +170,11 @@ def _hokm_view(view: HokmView) -> bytes:
         b"" if view.kind is None else _VIEW_KIND[view.kind],
         b"\x38" + _V[to_act] if to_act else b"",
         b"".join([_HAND[c] for c in view.hand]),
-        _packed(_HAND_SIZES, view.hand_sizes),
+        # Counts of cards and tricks, at most 17: each one's varint is the byte itself.
+        _HAND_SIZES + _V[len(view.hand_sizes)] + bytes(view.hand_sizes),
         b"".join([_TRICK[s][c] for s, c in view.trick]),
         wire.tricks_field(view.tricks) if view.tricks else b"",
-        _packed(_TRICKS_WON, view.tricks_won),
+        _TRICKS_WON + _V[len(view.tricks_won)] + bytes(view.tricks_won),
         _packed(_SCORES, view.scores),
     ]
     if view.redeals:

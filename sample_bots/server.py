@@ -66,30 +66,29 @@ class PlayerBot(bot_pb2_grpc.BotServicer):
     async def Play(
         self, requests: AsyncIterator[pb.RefereeMessage], context: Any
     ) -> AsyncIterator[pb.BotMessage]:
-        player = None
+        player = pick = None
         async for message in requests:
             body = message.WhichOneof("body")
             if body == "start":
                 start = message.start
                 player = self.make_player(start.match_id, start.seat, start.game or "hokm")
+                pick = getattr(player, "pick", None)
             elif body == "decision" and player is not None:
                 request = message.decision
-                pick = getattr(player, "pick", None)
-                if pick is not None and request.legal:
+                legal = request.legal
+                if pick is not None and legal:
                     # A player that needs only how many legal actions there are is spared
                     # the view: its answer is one of the request's own Action messages.
-                    action = request.legal[pick(len(request.legal))]
+                    action = legal[pick(len(legal))]
                 else:
                     action = wire.action_to_message(wire.kind_of(request), player(wire.message_to_view(request)))
-                yield pb.BotMessage(
-                    reply=pb.DecisionReply(
-                        seq=request.seq,
-                        action=action,
-                        note=str(getattr(player, "note", "") or "")[: wire.NOTE_LIMIT],
-                    )
-                )
+                reply = pb.DecisionReply(seq=request.seq, action=action)
+                note = getattr(player, "note", None)
+                if note:
+                    reply.note = str(note)[: wire.NOTE_LIMIT]
+                yield pb.BotMessage(reply=reply)
             elif body == "end":
-                player = None
+                player = pick = None
 
 
 # The sample players: per bot name and game, where its class is (imported on first use,
