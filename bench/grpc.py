@@ -300,14 +300,12 @@ async def memory_figure(concurrency: int, addresses: list[str], record: bool, tr
 
 WATCHED = (  # the referee's own steps per decision, by (file name, function); shown if called
     ("hokm.py", "view"),
-    ("wire.py", "decision_request"),
+    ("wire_bytes.py", "decision_message"),
     ("hokm.py", "apply"),
     ("seats.py", "_answer"),
     ("match.py", "write_engine_events"),
     ("records.py", "write"),
-    ("tasks.py", "wait_for"),
-    ("timeouts.py", "__aenter__"),
-    ("timeouts.py", "__aexit__"),
+    ("records.py", "drain"),
     ("_call.py", "_write"),
     ("_call.py", "_read"),
 )
