@@ -62,11 +62,12 @@ class RecordWriter:
         if len(self._pending) > 1:
             return  # a drain is already scheduled
         loop = self._loop
-        if loop is None:
+        if loop is None or not loop.is_running():
+            # Kept: asking asyncio for the running loop costs a getpid() system call (3.11).
             try:
-                # Kept: asking asyncio for the running loop costs a getpid() system call (3.11).
                 loop = self._loop = asyncio.get_running_loop()
             except RuntimeError:  # no loop: write at once
+                self._loop = None
                 self.drain()
                 return
         loop.call_soon(self.drain)

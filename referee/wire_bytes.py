@@ -28,7 +28,7 @@ from referee import wire
 from referee.cards import CARD_NAMES, SUITS
 from referee.games.hokm import DISCARD, DRAW, KINDS, PLAY, TRUMP, HokmView
 
-_VARINTS = 1 << 14  # every count, seat, round and seq of a match is below this
+_VARINTS = 1 << 14  # varints made once: every length, count and seat of a Hokm request is below this
 
 
 def _varint(n: int) -> bytes:
@@ -98,24 +98,19 @@ _HAND_SIZES, _TRICKS_WON, _SCORES = _key(9, 2), _key(12, 2), _key(13, 2)  # Hokm
 _BAM = _key(18, 0) + b"\x01"
 _DECISION_KEY, _HOKM_KEY = _key(2, 2), _key(10, 2)  # RefereeMessage.decision, DecisionRequest.hokm
 
-# Per match and per rules: few distinct values, each seen on every request.
+# Each match's id and each rules' JSON, as their fields: few distinct values, each on every request.
 _match_ids: dict[str, bytes] = {}
 _rules_fields: dict[str, bytes] = {}
 
 
-def _match_id(match_id: str) -> bytes:
-    data = _match_ids.get(match_id)
+def _remembered(table: dict[str, bytes], number: int, text: str) -> bytes:
+    """``text`` as the string field ``number``, kept in ``table`` (emptied when it grows large:
+    a long run sees many match ids)."""
+    data = table.get(text)
     if data is None:
-        if len(_match_ids) >= 4096:  # a long run sees many matches: keep the table small
-            _match_ids.clear()
-        data = _match_ids[match_id] = _string(6, match_id)
-    return data
-
-
-def _rules_json(rules_json: str) -> bytes:
-    data = _rules_fields.get(rules_json)
-    if data is None:
-        data = _rules_fields[rules_json] = _string(19, rules_json)
+        if len(table) >= 4096:
+            table.clear()
+        data = table[text] = _string(number, text)
     return data
 
 
@@ -137,7 +132,7 @@ def decision_message(seq: int, view: Any, *, match_id: str, deadline_ms: float, 
             _legal(kind, view.legal),
             _DEADLINE + _double(deadline_ms) if deadline_ms else b"",
             _BANK + _double(bank_ms) if bank_ms else b"",
-            _match_id(match_id),
+            _remembered(_match_ids, 6, match_id),
             _SEAT + _V[view.seat] if view.seat else b"",
             _HOKM_KEY,
             _V[len(body)],  # a Hokm view is a few hundred bytes: its length is in the table
@@ -188,6 +183,6 @@ def _hokm_view(view: HokmView) -> bytes:
         parts.append(_field(17, _NAMES[view.offered]))
     if view.bam:
         parts.append(_BAM)
-    parts.append(_rules_json(view.rules.canonical_json()))
+    parts.append(_remembered(_rules_fields, 19, view.rules.canonical_json()))
     return b"".join(parts)
 

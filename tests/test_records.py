@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 
 import pytest
@@ -80,3 +81,19 @@ def test_lines_are_compact_utf8_json_whatever_the_values(tmp_path):
     lines = path.read_bytes().split(b"\n")
     assert lines[0] == b'{"type":"match","seed":1180591620717411303424}'
     assert "حکم".encode() in lines[1] and b", " not in lines[1] and b'": ' not in lines[1]
+
+
+def test_a_writer_flushes_every_line_in_one_event_loop_then_another_then_outside_any(tmp_path):
+    path = tmp_path / "r.jsonl"
+    writer = RecordWriter(path)
+
+    async def write(events):
+        for event in events:
+            writer.write(event)
+        await asyncio.sleep(0)  # the loop's next turn: the lines are flushed
+
+    asyncio.run(write(EVENTS[:3]))
+    asyncio.run(write(EVENTS[3:6]))  # the first loop is closed by now
+    writer.write(EVENTS[6])  # no loop: written at once
+    assert read_record(path).events == EVENTS[:7]
+    writer.close()
