@@ -115,14 +115,16 @@ class _Run:
             self.record.write(event)
 
     def write_engine_events(self, decision_extra: dict[str, Any] | None = None) -> None:
-        if self.record is None:
+        record = self.record
+        if record is None:
             return
         events = self.state.events
-        for event in events[self.written :]:
-            if event["type"] == "decision" and decision_extra:
+        for i in range(self.written, len(events)):
+            event = events[i]
+            if decision_extra and event["type"] == "decision":
                 event = {**event, **decision_extra}
                 decision_extra = None  # only the decision just taken carries the times
-            self.write(event)
+            record.write(event)
         self.written = len(events)
 
     async def play(self) -> MatchOutcome:

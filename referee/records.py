@@ -47,19 +47,21 @@ class RecordWriter:
             self._file = gzip.open(self.path, "wb")
         else:
             self._file = self.path.open("wb")
-        self._pending: list[dict[str, Any]] = []
+        self._pending: list[bytes] = []  # lines encoded, not yet written
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def write(self, event: dict[str, Any]) -> None:
         """Write ``event`` now, or, inside an event loop, at the loop's next turn.
 
         In a match the next turn comes when the referee awaits a bot's reply:
-        the line is encoded and flushed while the bot thinks, not between its
-        reply and the next question (bench/grpc.py). Lines keep their order,
-        and every line is flushed as soon as the loop is free.
+        the line is written and flushed while the bot thinks, not between its
+        reply and the next question (bench/grpc.py). It is encoded at once, as
+        the event is now. Lines keep their order, and every line is flushed as
+        soon as the loop is free.
         """
-        self._pending.append(event)
-        if len(self._pending) > 1:
+        pending = self._pending
+        pending.append(encode_line(event))
+        if len(pending) > 1:
             return  # a drain is already scheduled
         loop = self._loop
         if loop is None or not loop.is_running():
@@ -76,7 +78,7 @@ class RecordWriter:
         """Write and flush every event not yet written."""
         pending, self._pending = self._pending, []
         if pending and not self._file.closed:
-            self._file.write(b"".join([encode_line(event) for event in pending]))
+            self._file.write(b"".join(pending))
             self._file.flush()
 
     def close(self) -> None:
