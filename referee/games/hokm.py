@@ -113,7 +113,7 @@ class HokmView(NamedTuple):
     the decks or the seed. Cards are ints; :meth:`to_json` spells them.
 
     A named tuple, not a frozen dataclass: the referee builds one for every
-    decision, and this is three times cheaper to build (bench/grpc.py).
+    decision, and this is three times cheaper to build (0.6 against 1.7 us).
     """
 
     rules: HokmRules
