@@ -271,7 +271,7 @@ class InProcessSeat:
         if (time.perf_counter() - begun) > question.timeout_s:
             raise Fault(FaultKind.TIMEOUT, f"took longer than {question.timeout_s * 1000:.0f} ms")
         note = getattr(self._player, "note", "") or ""
-        return Answer(action, str(note)[: wire.NOTE_LIMIT])
+        return Answer(action, wire.clip_note(note))
 
     async def finish(self, end: pb.MatchEnd | None) -> None:
         self._player = None

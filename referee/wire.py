@@ -40,6 +40,14 @@ from referee.games.hokm_rules import HokmRules
 PROTOCOL_VERSION = 1
 NOTE_LIMIT = 1024  # bytes of a reply's note; longer is MALFORMED
 
+
+def clip_note(note: object) -> str:
+    """``note`` as text of at most NOTE_LIMIT bytes in UTF-8, cut on a character's boundary."""
+    text = str(note)
+    if len(text) * 4 <= NOTE_LIMIT:  # no character is longer than 4 bytes
+        return text
+    return text.encode()[:NOTE_LIMIT].decode(errors="ignore")
+
 # Which oneof field of Action carries each decision kind: Hokm's, and Hand's (named here, so that
 # telling the games apart needs no import of Hand; referee.wire_hand has the same with Hand's constants).
 ACTION_FIELD = {TRUMP: "suit", PLAY: "card", DISCARD: "discard", DRAW: "draw", REDEAL: "answer", BAM: "answer"}

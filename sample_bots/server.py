@@ -85,7 +85,7 @@ class PlayerBot(bot_pb2_grpc.BotServicer):
                 reply = pb.DecisionReply(seq=request.seq, action=action)
                 note = getattr(player, "note", None)
                 if note:
-                    reply.note = str(note)[: wire.NOTE_LIMIT]
+                    reply.note = wire.clip_note(note)
                 yield pb.BotMessage(reply=reply)
             elif body == "end":
                 player = pick = None

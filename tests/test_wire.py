@@ -54,3 +54,39 @@ def test_every_view_of_a_match_comes_back_from_its_message_unchanged(rules):
 def test_a_malformed_action_says_what_is_wrong(kind, action, problem):
     with pytest.raises(ActionError, match=problem):
         wire.message_to_action(kind, action)
+
+
+@pytest.mark.parametrize("note", ["", "short reason", "x" * 5000, "حکم " * 400, "é" * 1023, "🂡" * 300])
+def test_a_note_is_clipped_to_the_byte_limit_on_a_character_boundary(note):
+    clipped = wire.clip_note(note)
+    assert len(clipped.encode()) <= wire.NOTE_LIMIT
+    assert note.startswith(clipped)
+    assert len(clipped.encode()) > wire.NOTE_LIMIT - 4 or clipped == note  # nothing cut that fitted
+
+
+def test_the_sample_server_sends_a_long_note_the_referee_accepts():
+    import asyncio
+
+    from sample_bots.server import PlayerBot
+
+    class Talker:
+        note = "دلیل " * 500  # 5 bytes a word: 2,500 bytes
+
+        def __call__(self, view):
+            return view.legal[0]
+
+    state = new_match(PRESETS["classic"], 1)
+    start = pb.MatchStart(match_id="m", game="hokm", seat=state.to_act, players=4)
+    request = wire.decision_request(1, state.view(state.to_act), match_id="m", deadline_ms=1, bank_ms=1)
+
+    async def messages():
+        yield pb.RefereeMessage(start=start)
+        yield pb.RefereeMessage(decision=request)
+
+    async def replies():
+        bot = PlayerBot("talker", lambda match_id, seat, game: Talker())
+        return [reply async for reply in bot.Play(messages(), None)]
+
+    (reply,) = asyncio.run(replies())
+    assert 0 < len(reply.reply.note.encode()) <= wire.NOTE_LIMIT
+    assert Talker.note.startswith(reply.reply.note)
