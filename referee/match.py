@@ -149,6 +149,7 @@ class _Run:
                 seq[seat], state.view(seat), config.match_id, config.time_control.decision_ms, self.bank_ms[seat]
             )
             begun = time.perf_counter()
+            ms = None
             try:
                 answer = await self.seats[seat].ask(question)
                 ms = (time.perf_counter() - begun) * 1000
@@ -156,7 +157,10 @@ class _Run:
                     self.charge(seat, ms)
                 state.apply(answer.action)
             except (Fault, illegal) as problem:
-                ms = (time.perf_counter() - begun) * 1000
+                if ms is None:  # no reply, or a malformed one: its time runs to now
+                    ms = (time.perf_counter() - begun) * 1000
+                # else an illegal reply: the record keeps the time its bank was charged
+                # for, so that replay rebuilds the bank from the record exactly.
                 fault = problem if isinstance(problem, Fault) else Fault(FaultKind.ILLEGAL, str(problem))
                 if config.policy == "forfeit" or self.fault_count[seat] + 1 >= config.max_faults:
                     self.fault(seat, fault)

@@ -183,3 +183,55 @@ def test_the_command_exits_2_when_the_bot_cannot_start(records):
     run = waraq("replay", str(records.records("clean")[0]), "--ask", "false {port}", "--startup-ms", "3000")
     assert run.returncode == 2
     assert "could not be made ready" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_an_illegal_reply_is_recorded_with_the_time_its_bank_was_charged(tmp_path, monkeypatch):
+    """Replay rebuilds every bank from the record's ``ms``: an illegal reply's must be the time the
+    referee charged, measured when the reply came, not when the engine turned it down after."""
+    import itertools
+    import types
+
+    from referee import match as match_module
+    from referee.games.hokm_rules import PRESETS
+    from referee.match import MatchConfig, TimeControl, run_match
+    from referee.records import RecordWriter
+    from referee.seats import Answer
+
+    ticks = itertools.count(0.0, 0.015)  # every reading of the clock is 15 ms after the last
+    monkeypatch.setattr(match_module, "time", types.SimpleNamespace(perf_counter=lambda: next(ticks)))
+
+    class Scripted:
+        """Plays the first legal action, but answers its second question with a card it does not hold."""
+
+        bot, version = "scripted", ""
+
+        def __init__(self) -> None:
+            self.banks: list[float] = []
+
+        async def open(self, start):  # noqa: ANN001
+            pass
+
+        async def finish(self, end):  # noqa: ANN001
+            pass
+
+        async def ask(self, question):  # noqa: ANN001
+            self.banks.append(question.bank_ms)
+            view = question.view
+            if len(self.banks) == 2:
+                return Answer(next(c for c in range(52) if c not in view.hand))
+            return Answer(view.legal[0])
+
+    seats = [Scripted() for _ in range(4)]
+    config = MatchConfig(
+        PRESETS["classic"], 7, "m-test", TimeControl(decision_ms=10, bank_ms=60_000), policy="substitute"
+    )
+    path = tmp_path / "m.jsonl"
+    with RecordWriter(path) as record:
+        outcome = asyncio.run(run_match(config, seats, record))
+    assert [f.kind for f in outcome.faults] == ["ILLEGAL"] * 4
+    replay = load(path)
+    assert replay.ok
+    for seat, scripted in enumerate(seats):
+        rebuilt = [step.bank_ms for step in replay.steps if step.seat == seat]
+        # Each reply overran by 5 ms; the record rounds each ms to 0.001.
+        assert rebuilt == pytest.approx(scripted.banks, abs=0.001 * len(rebuilt))
