@@ -11,45 +11,25 @@ import pytest
 
 from referee.bots import BotSpec
 from referee.games.hokm import replay
-from referee.games.hokm_rules import PRESETS, HokmRules
-from referee.match import MatchConfig, TimeControl, run_match
+from referee.games.hokm_rules import PRESETS
+from referee.match import MatchConfig, run_match
 from referee.records import RecordWriter, read_record
 from referee.runner import RunConfig, run
 from referee.inprocess import play_match
 from referee.seats import Fault, FaultKind, InProcessSeat, RemoteSeat
 from sample_bots.random_player import RandomPlayer
 from waraq.v1 import bot_pb2 as pb
-from sample_bots.server import PlayerBot, builtin_players, start_server
 
-FAST = TimeControl(decision_ms=5_000, bank_ms=30_000, startup_ms=30_000)
+from tests.servers import FAST, match_against_servers
 
-
-async def _match_against_servers(rules: HokmRules, seed: int, record_path) -> object:
-    """One match, each seat a real gRPC server in this process on its own port."""
-    servers, channels, seats = [], [], []
-    players = builtin_players()
-    for seat in range(rules.players):
-        name = "heuristic" if seat % 2 and "heuristic" in players else "random"
-        server, port = await start_server(PlayerBot(name, players[name]), "127.0.0.1:0")
-        channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
-        servers.append(server)
-        channels.append(channel)
-        seats.append(RemoteSeat(channel, name, "test"))
-    try:
-        with RecordWriter(record_path) as record:
-            return await run_match(MatchConfig(rules, seed, f"t-{seed}", FAST), seats, record)
-    finally:
-        for channel in channels:
-            await channel.close()
-        for server in servers:
-            await server.stop(None)
 
 
 @pytest.mark.parametrize("preset", ["classic", "three", "two"])
 def test_a_match_over_grpc_ends_by_score_and_its_record_replays(preset, tmp_path):
     rules = PRESETS[preset].replace(target_score=3)
     path = tmp_path / "match.jsonl"
-    outcome = asyncio.run(_match_against_servers(rules, 5, path))
+    names = ["heuristic" if seat % 2 else "random" for seat in range(rules.players)]
+    outcome = asyncio.run(match_against_servers(rules, 5, "t-5", names, path))
     assert outcome.reason == "score" and not outcome.faults
     record = read_record(path)
     assert record.complete and record.problem is None

@@ -21,15 +21,14 @@ import pytest
 from referee.games import hand
 from referee.games.hand import DISCARD_PILE, STOCK, TAKE, TURN, Add, HandView, Meld, Swap, TableMeld
 from referee.inprocess import play_match
-from referee.match import MatchConfig, TimeControl, run_match
-from referee.records import RecordWriter, read_record
-from referee.seats import RemoteSeat
+from referee.records import read_record
 from sample_bots.hand_heuristic import HandHeuristicPlayer, choose_discard, loose_cards, plan_turn
 from sample_bots.hand_random import HandRandomPlayer
 from sample_bots.hand_turn import TurnBuilder
 from sample_bots.server import PlayerBot, builtin_players, start_server
 from waraq.v1 import bot_pb2 as pb
 
+from tests.servers import match_against_servers
 from tests.hand_setup import card, cards, deal, hand as sorted_hand, loose, names, rules
 
 TWO = rules(players=2, rounds=1)
@@ -320,31 +319,11 @@ def test_builtin_players_are_made_for_the_matchs_game():
         players["random"]("m", 0, "rummy")
 
 
-async def _hand_match_over_grpc(rules_, seed: int, path) -> object:
-    """One Hand match, seat 0 the heuristic server, the others the random one, in this process."""
-    players = builtin_players()
-    servers, channels, seats = [], [], []
-    try:
-        for seat in range(rules_.players):
-            name = "heuristic" if seat == 0 else "random"
-            server, port = await start_server(PlayerBot(name, players[name]), "127.0.0.1:0")
-            servers.append(server)
-            channels.append(grpc.aio.insecure_channel(f"127.0.0.1:{port}"))
-            seats.append(RemoteSeat(channels[-1], name, "test"))
-        timing = TimeControl(decision_ms=5_000, bank_ms=30_000, startup_ms=30_000)
-        with RecordWriter(path) as record:
-            return await run_match(MatchConfig(rules_, seed, f"hand-{seed}", timing), seats, record)
-    finally:
-        for channel in channels:
-            await channel.close()
-        for server in servers:
-            await server.stop(None)
-
-
 def test_a_hand_match_over_grpc_with_the_sample_servers(tmp_path):
     rules_ = rules(preset="three", rounds=2)
     path = tmp_path / "hand.jsonl"
-    outcome = asyncio.run(_hand_match_over_grpc(rules_, 4, path))
+    names = ["heuristic"] + ["random"] * (rules_.players - 1)  # seat 0 the heuristic
+    outcome = asyncio.run(match_against_servers(rules_, 4, "hand-4", names, path))
     assert outcome.reason == "score" and not outcome.faults
     record = read_record(path)
     state = hand.replay(rules_, record.events)
