@@ -141,7 +141,7 @@ from referee.games.hand_melds import (
     parse_card,
 )
 from referee.games import replaying
-from referee.games.state import LoggedState
+from referee.games.state import LoggedState, decision_event
 from referee.games.hand_rules import HAND_SIZE, HandRules
 from referee.games.replaying import ReplayError
 
@@ -924,14 +924,7 @@ def _spell(compact: tuple[Any, ...]) -> dict[str, Any]:
     if tag is RESTOCK:
         _, round_, stock = compact
         return {"type": "restock", "round": round_, "stock": [CARD_NAMES[c] for c in stock]}
-    round_, seat, kind, action = compact
-    return {
-        "type": "decision",
-        "round": round_,
-        "seat": seat,
-        "kind": kind,
-        "action": action_to_json(kind, action),
-    }
+    return decision_event(compact, action_to_json)
 
 
 def new_match(rules: HandRules, seed: int | str) -> HandState:

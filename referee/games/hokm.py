@@ -43,7 +43,7 @@ from referee.cards import (
 )
 from referee.games.dealers import FixedDealer, SeededDealer
 from referee.games import replaying
-from referee.games.state import LoggedState
+from referee.games.state import LoggedState, decision_event
 from referee.games.hokm_rules import HokmRules
 from referee.games.replaying import ReplayError
 
@@ -704,14 +704,7 @@ def _spell(compact: tuple[Any, ...]) -> dict[str, Any]:
     if compact[0] is DEAL:
         _, round_, hakem, deck = compact
         return {"type": "deal", "round": round_, "hakem": hakem, "deck": [CARD_NAMES[c] for c in deck]}
-    round_, seat, kind, action = compact
-    return {
-        "type": "decision",
-        "round": round_,
-        "seat": seat,
-        "kind": kind,
-        "action": action_to_json(kind, action),
-    }
+    return decision_event(compact, action_to_json)
 
 
 

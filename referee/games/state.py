@@ -12,6 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 
+def decision_event(compact: tuple[Any, ...], action_to_json: Any) -> dict[str, Any]:
+    """A logged ``(round, seat, kind, action)`` as its ``decision`` event, the same in every game
+    (RECORDS.md); ``action_to_json(kind, action)`` is the game's spelling of the action."""
+    round_, seat, kind, action = compact
+    return {"type": "decision", "round": round_, "seat": seat, "kind": kind, "action": action_to_json(kind, action)}
+
+
 class LoggedState:
     __slots__ = ()
 
