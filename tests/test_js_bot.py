@@ -144,7 +144,7 @@ def played(request: pytest.FixtureRequest, matches: dict[str, Played]) -> Played
 # -- the tests ---------------------------------------------------------------------
 
 
-def test_match_ends_by_score_without_faults(played: Played) -> None:
+def assert_ended_by_score_without_faults(played: Played) -> None:
     outcome = played.outcome
     faults = [e for e in played.events if e["type"] == "fault"]
     assert outcome.reason == "score", f"match ended by {outcome.reason}: {faults or outcome.faults}"
@@ -152,7 +152,11 @@ def test_match_ends_by_score_without_faults(played: Played) -> None:
     # Hello was answered: the header names the JS bot at its seats.
     seats = played.events[0]["seats"]
     assert {s["seat"] for s in seats if s["bot"] == "js-sample"} == played.js_seats
-    assert max(outcome.score) >= played.rules.target_score
+
+
+def test_match_ends_by_score_without_faults(played: Played) -> None:
+    assert_ended_by_score_without_faults(played)
+    assert max(played.outcome.score) >= played.rules.target_score
 
 
 def test_record_replays_to_the_same_result(played: Played) -> None:
@@ -268,12 +272,7 @@ def hand_played(request: pytest.FixtureRequest, hand_matches: dict[str, Played])
 
 
 def test_hand_match_ends_by_score_without_faults(hand_played: Played) -> None:
-    outcome = hand_played.outcome
-    faults = [e for e in hand_played.events if e["type"] == "fault"]
-    assert outcome.reason == "score", f"match ended by {outcome.reason}: {faults or outcome.faults}"
-    assert not faults and not outcome.faults
-    seats = hand_played.events[0]["seats"]
-    assert {s["seat"] for s in seats if s["bot"] == "js-sample"} == hand_played.js_seats
+    assert_ended_by_score_without_faults(hand_played)
     rounds = [e for e in hand_played.events if e["type"] == "round_end" and not e.get("void")]
     assert len(rounds) == hand_played.rules.rounds
 
