@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from types import ModuleType
+from collections.abc import Callable
 from typing import Any
 
 from waraq.v1 import bot_pb2 as pb
@@ -223,12 +224,20 @@ def _rules(rules_json: str) -> HokmRules:
     return HokmRules.from_dict(json.loads(rules_json))
 
 
-def _cards(names: Any) -> tuple[int, ...]:
-    """Card names as the referee spells them -> cards; a bad name raises CardError naming it."""
-    try:
-        return tuple(map(CARD_BY_NAME.__getitem__, names))
-    except KeyError:  # not the canonical spelling: let parse_card accept it or say why not
-        return tuple(parse_card(name) for name in names)
+def card_reader(by_name: dict[str, int], parse: Callable[[str], int]) -> Callable[[Any], tuple[int, ...]]:
+    """For one game's deck: card names as the referee spells them -> cards, and any other
+    spelling through ``parse``, which accepts it or raises CardError naming it."""
+
+    def cards(names: Any) -> tuple[int, ...]:
+        try:
+            return tuple(map(by_name.__getitem__, names))
+        except KeyError:  # not the canonical spelling: let parse accept it or say why not
+            return tuple(parse(name) for name in names)
+
+    return cards
+
+
+_cards = card_reader(CARD_BY_NAME, parse_card)
 
 
 def message_to_view(request: pb.DecisionRequest) -> Any:

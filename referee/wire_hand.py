@@ -153,12 +153,7 @@ def _rules(rules_json: str) -> HandRules:
     return HandRules.from_dict(json.loads(rules_json))
 
 
-def _cards(names: Any) -> tuple[int, ...]:
-    """Card names -> cards; a name that is no Hand card raises CardError quoting it."""
-    try:
-        return tuple(map(CARD_BY_NAME.__getitem__, names))
-    except KeyError:
-        return tuple(parse_card(name) for name in names)
+_cards = wire.card_reader(CARD_BY_NAME, parse_card)  # Hand's 106 cards
 
 
 def _step(step: pb.Step) -> Any:
