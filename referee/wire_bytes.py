@@ -93,25 +93,52 @@ _TRICK = [[_field(10, _uint(1, seat) + _field(2, n)) for n in _NAMES] for seat i
 _TRUMP = [_field(5, s.encode()) for s in SUITS]  # HokmView.trump
 _REQUEST_KIND = {kind: _field(2, kind.encode()) for kind in KINDS}
 _VIEW_KIND = {kind: _field(6, kind.encode()) for kind in KINDS}
-_SEQ, _DEADLINE, _BANK, _SEAT = b"\x08", b"\x21", b"\x29", b"\x38"  # DecisionRequest's keys
+_DEADLINE, _BANK = b"\x21", b"\x29"  # DecisionRequest's keys of its doubles
 _HAND_SIZES, _TRICKS_WON, _SCORES = _key(9, 2), _key(12, 2), _key(13, 2)  # HokmView's packed lists
 _BAM = _key(18, 0) + b"\x01"
 _DECISION_KEY, _HOKM_KEY = _key(2, 2), _key(10, 2)  # RefereeMessage.decision, DecisionRequest.hokm
 
-# Each match's id and each rules' JSON, as their fields: few distinct values, each on every request.
-_match_ids: dict[str, bytes] = {}
-_rules_fields: dict[str, bytes] = {}
+# Small integer fields, whole, by value; proto3 leaves a zero (and here a None) out.
+_SMALL = 1024  # above every seq, round, seat and count of a Hokm match but a freak one
 
 
-def _remembered(table: dict[str, bytes], number: int, text: str) -> bytes:
-    """``text`` as the string field ``number``, kept in ``table`` (emptied when it grows large:
-    a long run sees many match ids)."""
-    data = table.get(text)
-    if data is None:
-        if len(table) >= 4096:
-            table.clear()
-        data = table[text] = _string(number, text)
+def _uints(number: int) -> list[bytes]:
+    return [_uint(number, n) for n in range(_SMALL)]
+
+
+_SEQ_FIELDS, _SEAT_FIELDS = _uints(1), _uints(7)  # DecisionRequest's
+_VIEW_SEATS, _PLAYERS, _ROUNDS, _HAKEMS, _TO_ACTS = (_uints(n) for n in (1, 2, 3, 4, 7))  # HokmView's
+_TRUMPS = {None: b"", **dict(enumerate(_TRUMP))}
+_VIEW_KINDS = {None: b"", **_VIEW_KIND}
+
+
+def _small(table: list[bytes], number: int, n: int | None) -> bytes:
+    """Field ``number`` holding ``n``, from its ``table`` (made by :func:`_uints`); none for None."""
+    if n is None:
+        return b""
+    return table[n] if 0 <= n < _SMALL else _uint(number, n)
+
+# Fields kept by the values they are made of: a run sees few distinct ones, and each
+# comes back request after request. A table is emptied when it grows large (a long
+# run sees many match ids).
+_match_ids: dict[str, bytes] = {}  # DecisionRequest.match_id
+_clocks: dict[tuple[float, float], bytes] = {}  # DecisionRequest.deadline_ms and bank_ms
+_rules_fields: dict[str, bytes] = {}  # HokmView.rules_json
+_hand_sizes: dict[tuple[int, ...], bytes] = {}  # HokmView.hand_sizes, tricks_won and scores
+_tricks_won: dict[tuple[int, ...], bytes] = {}
+_scores: dict[tuple[int, ...], bytes] = {}
+
+
+def _keep(table: dict[Any, bytes], value: Any, data: bytes) -> bytes:
+    """Keep ``data``, the field made of ``value``, in ``table``; hand it back."""
+    if len(table) >= 4096:
+        table.clear()
+    table[value] = data
     return data
+
+
+def _clock(deadline_ms: float, bank_ms: float) -> bytes:
+    return (_DEADLINE + _double(deadline_ms) if deadline_ms else b"") + (_BANK + _double(bank_ms) if bank_ms else b"")
 
 
 def decision_message(seq: int, view: Any, *, match_id: str, deadline_ms: float, bank_ms: float) -> bytes:
@@ -127,13 +154,12 @@ def decision_message(seq: int, view: Any, *, match_id: str, deadline_ms: float, 
     body = _hokm_view(view)
     request = b"".join(
         (
-            _SEQ + varint(seq) if seq else b"",
+            _SEQ_FIELDS[seq] if 0 <= seq < _SMALL else _uint(1, seq),
             _REQUEST_KIND[kind],
             _legal(kind, view.legal),
-            _DEADLINE + _double(deadline_ms) if deadline_ms else b"",
-            _BANK + _double(bank_ms) if bank_ms else b"",
-            _remembered(_match_ids, 6, match_id),
-            _SEAT + _V[view.seat] if view.seat else b"",
+            _clocks.get((deadline_ms, bank_ms)) or _keep(_clocks, (deadline_ms, bank_ms), _clock(deadline_ms, bank_ms)),
+            _match_ids.get(match_id) or _keep(_match_ids, match_id, _string(6, match_id)),
+            _SEAT_FIELDS[view.seat],
             _HOKM_KEY,
             _V[len(body)],  # a Hokm view is a few hundred bytes: its length is in the table
             body,
@@ -155,22 +181,20 @@ def _legal(kind: str, legal: tuple[Any, ...]) -> bytes:
 
 
 def _hokm_view(view: HokmView) -> bytes:
-    seat, hakem, to_act = view.seat, view.hakem, view.to_act
     parts = [
-        b"\x08" + _V[seat] if seat else b"",
-        b"\x10" + _V[view.rules.players],
-        b"\x18" + varint(view.round) if view.round else b"",
-        b"\x20" + _V[hakem] if hakem else b"",
-        b"" if view.trump is None else _TRUMP[view.trump],
-        b"" if view.kind is None else _VIEW_KIND[view.kind],
-        b"\x38" + _V[to_act] if to_act else b"",
+        _VIEW_SEATS[view.seat],
+        _PLAYERS[view.rules.players],
+        _small(_ROUNDS, 3, view.round),
+        _HAKEMS[view.hakem],
+        _TRUMPS[view.trump],
+        _VIEW_KINDS[view.kind],
+        _small(_TO_ACTS, 7, view.to_act),
         b"".join([_HAND[c] for c in view.hand]),
-        # Counts of cards and tricks, at most 17: each one's varint is the byte itself.
-        _HAND_SIZES + _V[len(view.hand_sizes)] + bytes(view.hand_sizes),
+        _hand_sizes.get(view.hand_sizes) or _keep(_hand_sizes, view.hand_sizes, _packed(_HAND_SIZES, view.hand_sizes)),
         b"".join([_TRICK[s][c] for s, c in view.trick]),
         wire.tricks_field(view.tricks) if view.tricks else b"",
-        _TRICKS_WON + _V[len(view.tricks_won)] + bytes(view.tricks_won),
-        _packed(_SCORES, view.scores),
+        _tricks_won.get(view.tricks_won) or _keep(_tricks_won, view.tricks_won, _packed(_TRICKS_WON, view.tricks_won)),
+        _scores.get(view.scores) or _keep(_scores, view.scores, _packed(_SCORES, view.scores)),
     ]
     if view.redeals:
         parts.append(b"".join([_field(14, _uint(1, h) + b"".join([_field(2, _NAMES[c]) for c in shown])) for h, shown in view.redeals]))
@@ -183,6 +207,7 @@ def _hokm_view(view: HokmView) -> bytes:
         parts.append(_field(17, _NAMES[view.offered]))
     if view.bam:
         parts.append(_BAM)
-    parts.append(_remembered(_rules_fields, 19, view.rules.canonical_json()))
+    rules = view.rules.canonical_json()
+    parts.append(_rules_fields.get(rules) or _keep(_rules_fields, rules, _string(19, rules)))
     return b"".join(parts)
 
