@@ -43,10 +43,12 @@ class RecordWriter:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file: IO[bytes]
-        if self.path.suffix == ".gz":
+        self._gzip = self.path.suffix == ".gz"
+        if self._gzip:
             self._file = gzip.open(self.path, "wb")
         else:
-            self._file = self.path.open("wb")
+            # Unbuffered: a drain is one write system call, with no buffer to copy into and flush.
+            self._file = self.path.open("wb", buffering=0)
         self._pending: list[bytes] = []  # lines encoded, not yet written
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -78,8 +80,13 @@ class RecordWriter:
         """Write and flush every event not yet written."""
         pending, self._pending = self._pending, []
         if pending and not self._file.closed:
-            self._file.write(b"".join(pending))
-            self._file.flush()
+            data = b"".join(pending)
+            if self._gzip:
+                self._file.write(data)
+                self._file.flush()  # a sync flush: the stream so far can be read without its end
+                return
+            while data:  # a file's write takes it whole but on a full disk; a short one is retried
+                data = data[self._file.write(data) :]
 
     def close(self) -> None:
         self.drain()

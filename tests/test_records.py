@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import subprocess
+import sys
 
 import pytest
 
@@ -97,3 +99,23 @@ def test_a_writer_flushes_every_line_in_one_event_loop_then_another_then_outside
     writer.write(EVENTS[6])  # no loop: written at once
     assert read_record(path).events == EVENTS[:7]
     writer.close()
+
+
+def test_a_short_write_is_retried_not_dropped(tmp_path):
+    """A file's write may take only part of the line (a full disk, a size limit): the rest
+    is written again, so the writer fails loudly instead of losing the end of a line."""
+    script = f"""
+import resource, signal
+from referee.records import RecordWriter
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # past the limit, write fails with EFBIG instead
+resource.setrlimit(resource.RLIMIT_FSIZE, (40, 40))
+writer = RecordWriter({str(tmp_path / "r.jsonl")!r})
+try:
+    writer.write({{"type": "note", "text": "x" * 60}})  # one line of 88 bytes: 40 fit
+except OSError as error:
+    print("failed:", error.strerror)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("failed: File too large")
+    assert (tmp_path / "r.jsonl").read_bytes() == b'{"type":"note","text":"' + b"x" * 17
