@@ -142,18 +142,18 @@ class _Run:
             return self.forfeit(failed)
         seq = [0] * rules.players
         illegal = self.engine.IllegalAction
+        seats, bank_ms, match_id = self.seats, self.bank_ms, config.match_id
+        deadline_ms = config.time_control.decision_ms
         while state.result is None:
             seat = state.to_act
             seq[seat] += 1
-            question = Question(
-                seq[seat], state.view(seat), config.match_id, config.time_control.decision_ms, self.bank_ms[seat]
-            )
+            question = Question(seq[seat], state.view(seat), match_id, deadline_ms, bank_ms[seat])
             begun = time.perf_counter()
             ms = None
             try:
-                answer = await self.seats[seat].ask(question)
+                answer = await seats[seat].ask(question)
                 ms = (time.perf_counter() - begun) * 1000
-                if ms > config.time_control.decision_ms:
+                if ms > deadline_ms:
                     self.charge(seat, ms)
                 state.apply(answer.action)
             except (Fault, illegal) as problem:

@@ -141,9 +141,7 @@ class RemoteSeat:
             self._waiter = None
         if message is grpc.aio.EOF:
             raise self._die(FaultKind.CRASH, "the bot closed the stream before replying")
-        if message.WhichOneof("body") == "reply" and message.reply.seq < question.seq:
-            self._unread.add(question.seq)
-        return _answer(question, question.view.kind, message)
+        return _answer(question, message, self._unread)
 
     # -- the clock ------------------------------------------------------------------------
     #
@@ -216,12 +214,18 @@ def _is_reply(message: Any) -> bool:
     return message is not grpc.aio.EOF and message.WhichOneof("body") == "reply"
 
 
-def _answer(question: Question, kind: str, message: pb.BotMessage) -> Answer:
-    """Check a reply's shape: the right message, the right seq, a well-formed action."""
+def _answer(question: Question, message: pb.BotMessage, unread: set[int]) -> Answer:
+    """Check a reply's shape: the right message, the right seq, a well-formed action.
+
+    A reply to an earlier question settles this one with a fault, and this one's
+    own reply, should it come, goes into ``unread``: it is no answer to the next.
+    """
     if message.WhichOneof("body") != "reply":
         raise Fault(FaultKind.MALFORMED, "the bot sent a message that is not a reply")
     reply = message.reply
     if reply.seq != question.seq:
+        if reply.seq < question.seq:
+            unread.add(question.seq)
         raise Fault(
             FaultKind.MALFORMED,
             f"reply carries seq {reply.seq}, the question was seq {question.seq} "
@@ -230,7 +234,7 @@ def _answer(question: Question, kind: str, message: pb.BotMessage) -> Answer:
     if reply.note and len(reply.note.encode()) > wire.NOTE_LIMIT:
         raise Fault(FaultKind.MALFORMED, f"note of {len(reply.note.encode())} bytes (at most {wire.NOTE_LIMIT})")
     try:
-        action = wire.message_to_action(kind, reply.action)
+        action = wire.message_to_action(question.view.kind, reply.action)
     except ValueError as error:  # each game's ActionError is one: whatever the reply spells wrong
         raise Fault(FaultKind.MALFORMED, str(error)) from None
     return Answer(action, reply.note, reply.think_ms or None)
