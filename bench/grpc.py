@@ -15,7 +15,10 @@ over one channel per process as ``waraq match`` reaches them:
   loop that sends them the DecisionRequests of recorded matches (real sizes:
   rebuilt from the records of a warm-up run), each to the seat that was asked,
   in lockstep over one ``Play`` stream per seat, ``MatchStart`` first and
-  ``MatchEnd`` last.
+  ``MatchEnd`` last. The requests are serialized before the clock starts, so
+  the loop pays for the transport and nothing else: building a request is the
+  referee's work, not the wire's. It plays a number of matches in slots
+  filled as the runner fills them, so both lose the same tail at the end.
 
 Each with 1 and with 4 matches at once. The machine is shared and noisy, so
 the three are interleaved round by round and each round's referee figures are
@@ -53,7 +56,6 @@ from dataclasses import dataclass  # noqa: E402
 
 import grpc  # noqa: E402
 from waraq.v1 import bot_pb2 as pb  # noqa: E402
-from waraq.v1 import bot_pb2_grpc  # noqa: E402
 
 from referee import wire  # noqa: E402
 from referee.bots import BotSpec, Endpoint  # noqa: E402
@@ -62,6 +64,7 @@ from referee.games.hokm_rules import PRESETS  # noqa: E402
 from referee.match import TimeControl  # noqa: E402
 from referee.records import read_record  # noqa: E402
 from referee.runner import RunConfig, run  # noqa: E402
+from referee.seats import PLAY_METHOD  # noqa: E402
 
 RULES = PRESETS["classic"]
 SEATS = RULES.players
@@ -139,11 +142,11 @@ async def _referee_run(addresses: list[str], games: int, concurrency: int, recor
 
 @dataclass(frozen=True)
 class Recorded:
-    """One recorded match as the referee sent it: starts, (seat, decision) in order, end."""
+    """One recorded match as the referee sent it, serialized: starts, (seat, seq, decision) in order, end."""
 
-    starts: list[pb.RefereeMessage]
-    decisions: list[tuple[int, pb.RefereeMessage]]
-    end: pb.RefereeMessage
+    starts: list[bytes]
+    decisions: list[tuple[int, int, bytes]]
+    end: bytes
 
 
 def recorded_match(path: Path) -> Recorded:
@@ -165,7 +168,7 @@ def recorded_match(path: Path) -> Recorded:
             partners=[s for s in team if s != seat],
             time_control=pb.TimeControl(decision_ms=TIME.decision_ms, bank_ms=TIME.bank_ms, startup_ms=TIME.startup_ms),
         )
-        starts.append(pb.RefereeMessage(start=start))
+        starts.append(pb.RefereeMessage(start=start).SerializeToString())
     seq = [0] * SEATS
     decisions = []
     for event in events:
@@ -176,44 +179,46 @@ def recorded_match(path: Path) -> Recorded:
         request = wire.decision_request(
             seq[seat], state.view(seat), match_id=match_id, deadline_ms=TIME.decision_ms, bank_ms=TIME.bank_ms
         )
-        decisions.append((seat, pb.RefereeMessage(decision=request)))
+        decisions.append((seat, seq[seat], pb.RefereeMessage(decision=request).SerializeToString()))
         state.apply(action_from_json(event["kind"], event["action"]))
     end = pb.MatchEnd(winners=result["winners"], reason=result["reason"], score=result["score"])
-    return Recorded(starts, decisions, pb.RefereeMessage(end=end))
+    return Recorded(starts, decisions, pb.RefereeMessage(end=end).SerializeToString())
 
 
-async def echo_match(stubs: list[bot_pb2_grpc.BotStub], match: Recorded) -> int:
+async def echo_match(plays: list[grpc.aio.StreamStreamMultiCallable], match: Recorded) -> int:
     """Play ``match``'s messages to the echo bots as the referee would, with nothing else."""
-    calls = [stub.Play() for stub in stubs]
+    calls = [play() for play in plays]
     for call, start in zip(calls, match.starts):
         await call.write(start)
-    for seat, message in match.decisions:
+    for seat, seq, message in match.decisions:
         call = calls[seat]
         await call.write(message)
         reply = await call.read()
-        assert reply.reply.seq == message.decision.seq, "the echo bot answered out of step"
+        assert reply.reply.seq == seq, "the echo bot answered out of step"
     for call in calls:
         await call.write(match.end)
         await call.done_writing()
     return len(match.decisions)
 
 
-async def echo_run(addresses: list[str], matches: list[Recorded], concurrency: int, seconds: float) -> int:
-    """Decisions echoed by ``concurrency`` lockstep matches at once for about ``seconds``."""
+async def echo_run(addresses: list[str], matches: list[Recorded], games: int, concurrency: int) -> int:
+    """Decisions echoed in ``games`` lockstep matches, ``concurrency`` at once.
+
+    The slots are filled as ``referee.runner.run`` fills them (every match waits
+    on one semaphore), so both figures lose the same tail as their last matches end.
+    """
     channels = [grpc.aio.insecure_channel(a) for a in addresses]
     try:
         await asyncio.gather(*(c.channel_ready() for c in channels))
-        stubs = [bot_pb2_grpc.BotStub(c) for c in channels]
-        until = time.perf_counter() + seconds
+        # The stub's Play, but sending bytes as they are (the referee's RemoteSeat does the same).
+        plays = [c.stream_stream(PLAY_METHOD, response_deserializer=pb.BotMessage.FromString) for c in channels]
+        gate = asyncio.Semaphore(concurrency)
 
-        async def worker(first: int) -> int:
-            done, index = 0, first
-            while time.perf_counter() < until:
-                done += await echo_match(stubs, matches[index % len(matches)])
-                index += concurrency
-            return done
+        async def one(index: int) -> int:
+            async with gate:
+                return await echo_match(plays, matches[index % len(matches)])
 
-        return sum(await asyncio.gather(*(worker(i) for i in range(concurrency))))
+        return sum(await asyncio.gather(*(one(i) for i in range(games))))
     finally:
         await asyncio.gather(*(c.close() for c in channels))
 
@@ -361,7 +366,7 @@ async def _bench(args: argparse.Namespace, randoms: Bots, echoes: Bots) -> None:
         first_rate = warm / (time.perf_counter() - began)
         matches = [recorded_match(p) for p in sorted(Path(folder).glob("*.jsonl"))]
     per_match = warm / len(matches)
-    sizes = [m.ByteSize() for r in matches for _, m in r.decisions]
+    sizes = [len(m) for r in matches for _, _, m in r.decisions]
     print(
         f"4-player classic Hokm, 4 bot processes a side, records {'on' if record else 'off'}; "
         f"{len(matches)} recorded matches: {per_match:.0f} decisions a match, "
@@ -369,7 +374,7 @@ async def _bench(args: argparse.Namespace, randoms: Bots, echoes: Bots) -> None:
         flush=True,
     )
     # Games per figure from the rate last seen (a guess at first), a multiple of the slots.
-    guess = {("random", 1): 1, ("random", 4): 2, ("echo", 1): 1.2, ("echo", 4): 2.4}
+    guess = {("random", 1): 1, ("random", 4): 2, ("echo", 1): 1.2, ("echo", 4): 2.4, ("ceiling", 1): 1.4, ("ceiling", 4): 3}
     rate = {key: first_rate * factor for key, factor in guess.items()}
 
     def games(bots: str, concurrency: int) -> int:
@@ -379,18 +384,18 @@ async def _bench(args: argparse.Namespace, randoms: Bots, echoes: Bots) -> None:
     rows: dict[int, list[Row]] = {1: [], 4: []}
     for number in range(1, args.rounds + 1):
         for n in (1, 4):
-            g_random, g_echo = games("random", n), games("echo", n)
+            g_random, g_echo, g_ceiling = games("random", n), games("echo", n), games("ceiling", n)
             row = Row(
                 await measure(randoms, lambda: referee_run(randoms.addresses, g_random, n, record)),
                 await measure(echoes, lambda: referee_run(echoes.addresses, g_echo, n, record)),
-                await measure(echoes, lambda: echo_run(echoes.addresses, matches, n, args.seconds)),
+                await measure(echoes, lambda: echo_run(echoes.addresses, matches, g_ceiling, n)),
             )
-            rate["random", n], rate["echo", n] = row.random.rate, row.echo.rate
+            rate["random", n], rate["echo", n], rate["ceiling", n] = row.random.rate, row.echo.rate, row.ceiling.rate
             rows[n].append(row)
             print(
                 f"  round {number}, {n} at once: referee+random {row.random.rate:5.0f}/s, "
                 f"referee+echo {row.echo.rate:5.0f}/s, ceiling {row.ceiling.rate:5.0f}/s "
-                f"({g_random}, {g_echo} matches; {row.random.wall_s:.1f}, {row.echo.wall_s:.1f}, "
+                f"({g_random}, {g_echo}, {g_ceiling} matches; {row.random.wall_s:.1f}, {row.echo.wall_s:.1f}, "
                 f"{row.ceiling.wall_s:.1f} s)",
                 flush=True,
             )
