@@ -309,7 +309,7 @@ WATCHED = (  # the referee's own steps per decision, by (file name, function); s
     ("hokm.py", "apply"),
     ("seats.py", "_answer"),
     ("match.py", "write_engine_events"),
-    ("records.py", "write"),
+    ("records.py", "write_now"),
     ("records.py", "drain"),
     ("_call.py", "_write"),
     ("_call.py", "_read"),

@@ -103,7 +103,8 @@ class _Run:
         self.game = registry.game_of_rules(config.rules)
         self.engine = registry.engine(self.game)
         self.state = self.engine.new_match(config.rules, config.dealing_seed)
-        self.written = 0
+        self.written = 0  # engine events written to the record
+        self.taken: dict[str, Any] | None = None  # the times of the decision whose events wait to be written
         self.faults: list[FaultRecord] = []
         self.fault_count = [0] * config.rules.players
         self.bank_ms = [config.time_control.bank_ms] * config.rules.players
@@ -111,25 +112,37 @@ class _Run:
         self.end: pb.MatchEnd | None = None
 
     def write(self, event: dict[str, Any]) -> None:
+        """Write one of the runner's events (a fault, a forfeit), after the engine's before it."""
         if self.record is not None:
+            self.write_engine_events()
             self.record.write(event)
 
-    def write_engine_events(self, decision_extra: dict[str, Any] | None = None) -> None:
+    def write_engine_events(self) -> None:
+        """Write the engine's events not yet written, the decision just taken with its times.
+
+        Each question calls it once it is on its way to its bot (``Question.on_sent``):
+        the record is written while the bot thinks, not between a reply and the next
+        question (bench/grpc.py). The loop in :meth:`play` calls it too, in case a seat
+        did not.
+        """
+        times, self.taken = self.taken, None
         record = self.record
         if record is None:
             return
         events = self.state.events
-        for i in range(self.written, len(events)):
-            event = events[i]
-            if decision_extra and event["type"] == "decision":
-                event = {**event, **decision_extra}
-                decision_extra = None  # only the decision just taken carries the times
-            record.write(event)
+        new = events[self.written :]
         self.written = len(events)
+        if times is not None:
+            for i, event in enumerate(new):
+                if event["type"] == "decision":  # the one just taken: any others follow from it
+                    new[i] = {**event, **times}
+                    break
+        record.write_now(new)
 
     async def play(self) -> MatchOutcome:
         config, rules, state = self.config, self.config.rules, self.state
-        self.write(self.header())
+        if self.record is not None:
+            self.record.write(self.header())
         self.write_engine_events()
         failed = []
         for seat, bot in enumerate(self.seats):
@@ -144,10 +157,11 @@ class _Run:
         illegal = self.engine.IllegalAction
         seats, bank_ms, match_id = self.seats, self.bank_ms, config.match_id
         deadline_ms = config.time_control.decision_ms
+        sent = self.write_engine_events
         while state.result is None:
             seat = state.to_act
             seq[seat] += 1
-            question = Question(seq[seat], state.view(seat), match_id, deadline_ms, bank_ms[seat])
+            question = Question(seq[seat], state.view(seat), match_id, deadline_ms, bank_ms[seat], sent)
             begun = time.perf_counter()
             ms = None
             try:
@@ -155,6 +169,8 @@ class _Run:
                 ms = (time.perf_counter() - begun) * 1000
                 if ms > deadline_ms:
                     self.charge(seat, ms)
+                if self.taken is not None:  # the seat did not call on_sent
+                    self.write_engine_events()
                 state.apply(answer.action)
             except (Fault, illegal) as problem:
                 if ms is None:  # no reply, or a malformed one: its time runs to now
@@ -168,12 +184,13 @@ class _Run:
                 answer = Answer(state.random_action(self.substitutes))
                 self.fault(seat, fault, substituted=answer.action)
                 state.apply(answer.action)
-            extra: dict[str, Any] = {"ms": round(ms * 1000) / 1000}  # to the µs; round(ms, 3) is slower
+            times: dict[str, Any] = {"ms": round(ms * 1000) / 1000}  # to the µs; round(ms, 3) is slower
             if answer.note:
-                extra["note"] = answer.note
+                times["note"] = answer.note
             if answer.bot_ms is not None:
-                extra["bot_ms"] = answer.bot_ms
-            self.write_engine_events(extra)
+                times["bot_ms"] = answer.bot_ms
+            self.taken = times  # written when the next question is sent, or below
+        self.write_engine_events()
         result = state.result
         self.end = pb.MatchEnd(winners=result.winners, reason=result.reason, score=result.score)
         return self.outcome(result.winners, result.reason, result.score)

@@ -76,6 +76,16 @@ class RecordWriter:
                 return
         loop.call_soon(self.drain)
 
+    def write_now(self, events: list[dict[str, Any]]) -> None:
+        """Write ``events``, after any line still pending, at once: one system call for all.
+
+        For a caller at a moment that can wait for the disk: the match runner writes
+        a decision's events once the next question is on its way (referee.match).
+        """
+        if events:
+            self._pending.extend([encode_line(event) for event in events])
+            self.drain()
+
     def drain(self) -> None:
         """Write and flush every event not yet written."""
         pending, self._pending = self._pending, []

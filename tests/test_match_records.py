@@ -1,0 +1,85 @@
+"""When the match runner writes a decision's record: while the next question is with its bot.
+
+RECORDS.md asks for a record written as the match is played, so that a crash
+loses nothing already played. The runner writes a decision's events once the
+next question is on its way (``Question.on_sent``), and a seat that never
+says so gets the same record, only a question later.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from referee.games.hokm_rules import HokmRules
+from referee.inprocess import play_match
+from referee.match import MatchConfig, MatchOutcome, run_match
+from referee.records import RecordWriter, read_record
+from referee.seats import Answer, InProcessSeat, Question
+from sample_bots.random_player import RandomPlayer
+
+RULES = HokmRules.from_dict({"target_score": 2, "max_redeals": 1, "bam": True})
+SEED = 11
+TIMES = ("ms", "bot_ms", "started")
+
+
+class ForgetfulSeat:
+    """An in-process seat that never calls ``on_sent``, as a third-party seat might not."""
+
+    def __init__(self, inner: InProcessSeat) -> None:
+        self.inner, self.bot, self.version = inner, inner.bot, inner.version
+
+    async def open(self, start: Any) -> None:
+        await self.inner.open(start)
+
+    async def ask(self, question: Question) -> Answer:
+        return await self.inner.ask(dataclasses.replace(question, on_sent=None))
+
+    async def finish(self, end: Any) -> None:
+        await self.inner.finish(end)
+
+
+def play(path: Path, *, forgetful: bool) -> tuple[MatchOutcome, list[int]]:
+    """A recorded match between random players; how many decisions the record held at each question."""
+    on_disk: list[int] = []
+
+    def player(match: str, seat: int) -> Any:
+        random_player = RandomPlayer(f"{match}/{seat}")
+
+        def decide(view: Any) -> Any:
+            on_disk.append(sum(e["type"] == "decision" for e in read_record(path).events))
+            return random_player(view)
+
+        return decide
+
+    seats: list[Any] = [InProcessSeat(player, "random") for _ in range(RULES.players)]
+    if forgetful:
+        seats = [ForgetfulSeat(seat) for seat in seats]
+    with RecordWriter(path) as record:
+        outcome = asyncio.run(run_match(MatchConfig(RULES, SEED, "m-test"), seats, record))
+    return outcome, on_disk
+
+
+def test_each_decision_is_on_disk_when_the_next_question_reaches_its_bot(tmp_path):
+    outcome, on_disk = play(tmp_path / "r.jsonl", forgetful=False)
+    assert outcome.reason in ("score", "bam")
+    assert on_disk == list(range(outcome.decisions))
+
+
+def test_a_seat_that_never_says_its_question_was_sent_gets_the_same_record(tmp_path):
+    outcome, on_disk = play(tmp_path / "told.jsonl", forgetful=False)
+    late, late_on_disk = play(tmp_path / "untold.jsonl", forgetful=True)
+    told, untold = read_record(tmp_path / "told.jsonl"), read_record(tmp_path / "untold.jsonl")
+    assert told.complete and untold.complete
+    assert late.decisions == outcome.decisions
+    strip = lambda events: [{k: v for k, v in e.items() if k not in TIMES} for e in events]  # noqa: E731
+    assert strip(untold.events) == strip(told.events)
+    # Every decision still carries its own time, and the record is the engine's own events.
+    decisions = [e for e in untold.events if e["type"] == "decision"]
+    assert len(decisions) == late.decisions and all(isinstance(e["ms"], float) for e in decisions)
+    players = [RandomPlayer(f"m-test/{seat}") for seat in range(RULES.players)]
+    assert strip(untold.events)[1:] == play_match(RULES, SEED, players).events
+    # Only a question later: the decision before the last is always on disk.
+    assert late_on_disk == [0] + list(range(late.decisions - 1))
