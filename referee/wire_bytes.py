@@ -118,13 +118,15 @@ def _small(table: list[bytes], number: int, n: int | None) -> bytes:
         return b""
     return table[n] if 0 <= n < _SMALL else _uint(number, n)
 
+
 # Fields kept by the values they are made of: a run sees few distinct ones, and each
 # comes back request after request. A table is emptied when it grows large (a long
 # run sees many match ids).
 _match_ids: dict[str, bytes] = {}  # DecisionRequest.match_id
 _clocks: dict[tuple[float, float], bytes] = {}  # DecisionRequest.deadline_ms and bank_ms
 _rules_fields: dict[str, bytes] = {}  # HokmView.rules_json
-_hand_sizes: dict[tuple[int, ...], bytes] = {}  # HokmView.hand_sizes, tricks_won and scores
+# HokmView's packed lists: a round sees few of each
+_hand_sizes: dict[tuple[int, ...], bytes] = {}
 _tricks_won: dict[tuple[int, ...], bytes] = {}
 _scores: dict[tuple[int, ...], bytes] = {}
 
