@@ -92,6 +92,7 @@ async def run_match(config: MatchConfig, seats: Sequence[Seat], record: RecordWr
     try:
         return await run.play()
     finally:
+        run.write_engine_events()  # whatever was played, even if the referee itself failed
         await run.finish_seats()
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+
+import pytest
 from pathlib import Path
 from typing import Any
 
@@ -83,3 +85,38 @@ def test_a_seat_that_never_says_its_question_was_sent_gets_the_same_record(tmp_p
     assert strip(untold.events)[1:] == play_match(RULES, SEED, players).events
     # Only a question later: the decision before the last is always on disk.
     assert late_on_disk == [0] + list(range(late.decisions - 1))
+
+
+class FailingSeat(ForgetfulSeat):
+    """A seat whose ``ask`` fails, at its ``fail_at``-th question, with an error that is
+    no bot's fault: a bug of the referee's own. It passes ``on_sent`` on, and counts
+    every answer of the match."""
+
+    answered = 0
+
+    def __init__(self, inner: InProcessSeat, fail_at: int = 0) -> None:
+        super().__init__(inner)
+        self.asked, self.fail_at = 0, fail_at
+
+    async def ask(self, question: Question) -> Answer:
+        self.asked += 1
+        if self.asked == self.fail_at:
+            raise RuntimeError("a referee bug")
+        answer = await self.inner.ask(question)
+        FailingSeat.answered += 1
+        return answer
+
+
+def test_a_match_the_referee_fails_keeps_every_decision_taken_before_in_its_record(tmp_path):
+    random_players = lambda match, seat: RandomPlayer(f"{match}/{seat}")  # noqa: E731
+    seats = [FailingSeat(InProcessSeat(random_players, "random"), fail_at=5 if s == 2 else 0) for s in range(4)]
+    FailingSeat.answered = 0
+    path = tmp_path / "r.jsonl"
+    with RecordWriter(path) as record, pytest.raises(RuntimeError, match="a referee bug"):
+        asyncio.run(run_match(MatchConfig(RULES, SEED, "m-test"), seats, record))
+    decisions = [e for e in read_record(path).events if e["type"] == "decision"]
+    assert FailingSeat.answered > 16 and len(decisions) == FailingSeat.answered  # the last one too
+    assert all("ms" in e for e in decisions)
+    players = [RandomPlayer(f"m-test/{seat}") for seat in range(RULES.players)]
+    played = [e for e in play_match(RULES, SEED, players).events if e["type"] == "decision"]
+    assert [{k: v for k, v in e.items() if k not in TIMES} for e in decisions] == played[: len(decisions)]
