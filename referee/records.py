@@ -50,7 +50,6 @@ class RecordWriter:
             # Unbuffered: a drain is one write system call, with no buffer to copy into and flush.
             self._file = self.path.open("wb", buffering=0)
         self._pending: list[bytes] = []  # lines encoded, not yet written
-        self._loop: asyncio.AbstractEventLoop | None = None
 
     def write(self, event: dict[str, Any]) -> None:
         """Write ``event`` now, or, inside an event loop, at the loop's next turn.
@@ -65,15 +64,11 @@ class RecordWriter:
         pending.append(encode_line(event))
         if len(pending) > 1:
             return  # a drain is already scheduled
-        loop = self._loop
-        if loop is None or not loop.is_running():
-            # Kept: asking asyncio for the running loop costs a getpid() system call (3.11).
-            try:
-                loop = self._loop = asyncio.get_running_loop()
-            except RuntimeError:  # no loop: write at once
-                self._loop = None
-                self.drain()
-                return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop: write at once
+            self.drain()
+            return
         loop.call_soon(self.drain)
 
     def write_now(self, events: list[dict[str, Any]]) -> None:
