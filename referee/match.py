@@ -199,13 +199,11 @@ class _Run:
     def charge(self, seat: int, ms: float) -> None:
         """Take an overrun past the decision deadline from the seat's bank; spent bank = timeout.
 
-        Called only for a reply later than the deadline: its check is inlined in :meth:`play`."""
-        over = ms - self.config.time_control.decision_ms
-        if over > 0:
-            self.bank_ms[seat] -= over
-            if self.bank_ms[seat] < 0:
-                self.bank_ms[seat] = 0.0  # spent: from now on only the deadline counts
-                raise Fault(FaultKind.TIMEOUT, f"replied after {ms:.0f} ms and its time bank is spent")
+        Called only for a reply later than the deadline: that check is :meth:`play`'s, per decision."""
+        self.bank_ms[seat] -= ms - self.config.time_control.decision_ms
+        if self.bank_ms[seat] < 0:
+            self.bank_ms[seat] = 0.0  # spent: from now on only the deadline counts
+            raise Fault(FaultKind.TIMEOUT, f"replied after {ms:.0f} ms and its time bank is spent")
 
     def fault(self, seat: int, fault: Fault, substituted: Any = None) -> None:
         self.fault_count[seat] += 1
