@@ -27,6 +27,10 @@ SEED = 11
 TIMES = ("ms", "bot_ms", "started")
 
 
+def without_times(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in e.items() if k not in TIMES} for e in events]
+
+
 class ForgetfulSeat:
     """An in-process seat that never calls ``on_sent``, as a third-party seat might not."""
 
@@ -76,13 +80,12 @@ def test_a_seat_that_never_says_its_question_was_sent_gets_the_same_record(tmp_p
     told, untold = read_record(tmp_path / "told.jsonl"), read_record(tmp_path / "untold.jsonl")
     assert told.complete and untold.complete
     assert late.decisions == outcome.decisions
-    strip = lambda events: [{k: v for k, v in e.items() if k not in TIMES} for e in events]  # noqa: E731
-    assert strip(untold.events) == strip(told.events)
+    assert without_times(untold.events) == without_times(told.events)
     # Every decision still carries its own time, and the record is the engine's own events.
     decisions = [e for e in untold.events if e["type"] == "decision"]
     assert len(decisions) == late.decisions and all(isinstance(e["ms"], float) for e in decisions)
     players = [RandomPlayer(f"m-test/{seat}") for seat in range(RULES.players)]
-    assert strip(untold.events)[1:] == play_match(RULES, SEED, players).events
+    assert without_times(untold.events)[1:] == play_match(RULES, SEED, players).events
     # Only a question later: the decision before the last is always on disk.
     assert late_on_disk == [0] + list(range(late.decisions - 1))
 
@@ -119,4 +122,4 @@ def test_a_match_the_referee_fails_keeps_every_decision_taken_before_in_its_reco
     assert all("ms" in e for e in decisions)
     players = [RandomPlayer(f"m-test/{seat}") for seat in range(RULES.players)]
     played = [e for e in play_match(RULES, SEED, players).events if e["type"] == "decision"]
-    assert [{k: v for k, v in e.items() if k not in TIMES} for e in decisions] == played[: len(decisions)]
+    assert without_times(decisions) == played[: len(decisions)]
