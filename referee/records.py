@@ -4,11 +4,18 @@ A record is JSON Lines, one event a line, flushed after every line so that a
 crash or a kill loses nothing already played; ``.jsonl.gz`` files are gzip
 streams flushed the same way (a cut gzip file is still readable up to its
 last flushed line).
+
+A record that cannot be written (a full disk, a folder that is a file, no
+permission) is a :class:`RecordError` naming the file, raised by the write
+that meets it or, for a write deferred to the event loop's next turn, by
+the writer's next call: the match it records must stop, since its record
+would not reproduce it. Nothing written before is touched.
 """
 
 from __future__ import annotations
 
 import asyncio
+import errno
 import gzip
 import json
 import zlib
@@ -20,6 +27,27 @@ import orjson
 
 FORMAT = "waraq.record.v1"
 _json_line = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
+# Errors that say the disk (or the user's quota) has no room: the run stops, and can go on later.
+NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
+
+
+class RecordError(OSError):
+    """A record file that cannot be written: ``str()`` names it and says why, in one line."""
+
+    def __init__(self, path: Path, error: OSError) -> None:
+        super().__init__(error.errno, error.strerror or str(error), str(path))
+        self.path = path
+
+    @property
+    def disk_full(self) -> bool:
+        return self.errno in NO_SPACE
+
+    def __str__(self) -> str:
+        if self.disk_full:
+            return f"disk full writing {self.path}"
+        return f"cannot write {self.path}: {self.strerror}"
 
 
 def encode_line(event: dict[str, Any]) -> bytes:
@@ -37,18 +65,27 @@ def encode_line(event: dict[str, Any]) -> bytes:
 
 
 class RecordWriter:
-    """Append events to one record file, flushing each line to the disk's cache."""
+    """Append events to one record file, flushing each line to the disk's cache.
+
+    Raises :class:`RecordError` when the file cannot be made or written; after
+    the first failure nothing more is written and every later call raises it.
+    """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file: IO[bytes]
         self._gzip = self.path.suffix == ".gz"
-        if self._gzip:
-            self._file = gzip.open(self.path, "wb")
-        else:
-            # Unbuffered: a drain is one write system call, with no buffer to copy into and flush.
-            self._file = self.path.open("wb", buffering=0)
+        self.failure: RecordError | None = None
+        self._told = False  # whether a caller has seen the failure raised
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self._gzip:
+                self._file = gzip.open(self.path, "wb")
+            else:
+                # Unbuffered: a drain is one write system call, with no buffer to copy into and flush.
+                self._file = self.path.open("wb", buffering=0)
+        except OSError as error:
+            raise RecordError(self.path, error) from None
         self._pending: list[bytes] = []  # lines encoded, not yet written
 
     def write(self, event: dict[str, Any]) -> None:
@@ -60,6 +97,7 @@ class RecordWriter:
         the event is now. Lines keep their order, and every line is flushed as
         soon as the loop is free.
         """
+        self._raise_failure()
         pending = self._pending
         pending.append(encode_line(event))
         if len(pending) > 1:
@@ -69,7 +107,7 @@ class RecordWriter:
         except RuntimeError:  # no loop: write at once
             self.drain()
             return
-        loop.call_soon(self.drain)
+        loop.call_soon(self._drain_soon)
 
     def write_now(self, events: list[dict[str, Any]]) -> None:
         """Write ``events``, after any line still pending, at once: one system call for all.
@@ -77,25 +115,61 @@ class RecordWriter:
         For a caller at a moment that can wait for the disk: the match runner writes
         a decision's events once the next question is on its way (referee.match).
         """
+        self._raise_failure()
         if events:
             self._pending.extend([encode_line(event) for event in events])
             self.drain()
 
     def drain(self) -> None:
-        """Write and flush every event not yet written."""
+        """Write and flush every event not yet written; :class:`RecordError` if that fails."""
+        self._write_pending()
+        self._raise_failure()
+
+    def _write_pending(self) -> None:
         pending, self._pending = self._pending, []
-        if pending and not self._file.closed:
+        if pending and self.failure is None:
             data = b"".join(pending)
-            if self._gzip:
-                self._file.write(data)
-                self._file.flush()  # a sync flush: the stream so far can be read without its end
-                return
-            while data:  # a file's write takes it whole but on a full disk; a short one is retried
-                data = data[self._file.write(data) :]
+            try:
+                if self._gzip:
+                    self._file.write(data)
+                    self._file.flush()  # a sync flush: the stream so far can be read without its end
+                    return
+                while data:  # a file's write takes it whole but on a full disk; a short one is retried
+                    data = data[self._file.write(data) :]
+            except OSError as error:
+                self._fail(error)
+
+    def _drain_soon(self) -> None:
+        """The loop's call of :meth:`drain`. A failure waits for the writer's next call:
+        raised here it would reach only the loop's exception handler (a traceback on stderr)."""
+        self._write_pending()
+
+    def _fail(self, error: OSError) -> None:
+        """Keep the first failure and close the file: a record with a hole in it would be worse
+        than one cut short (a reader keeps every whole line before the cut)."""
+        if self.failure is None:
+            self.failure = RecordError(self.path, error)
+        self._pending = []
+        try:
+            self._file.close()  # gzip writes its trailer here, which may fail the same way
+        except OSError:
+            pass
+
+    def _raise_failure(self) -> None:
+        if self.failure is not None:
+            self._told = True
+            raise self.failure
 
     def close(self) -> None:
-        self.drain()
-        self._file.close()
+        """Write what is pending and close; a failure that no call has raised yet is raised now."""
+        self._write_pending()
+        if self.failure is None:
+            try:
+                self._file.close()
+            except OSError as error:
+                self._fail(error)
+        if not self._told:
+            self._raise_failure()
 
     def __enter__(self) -> RecordWriter:
         return self
@@ -143,6 +217,12 @@ def read_record(path: str | Path) -> Record:
             event = json.loads(line)
         except json.JSONDecodeError as error:
             record.problem = f"line {number} is not JSON: {error.msg}"
+            break
+        except RecursionError:  # no event of the format nests more than a few levels
+            record.problem = f"line {number} is nested too deeply to be an event"
+            break
+        except ValueError as error:  # an integer of thousands of digits, which Python refuses to read
+            record.problem = f"line {number} is not readable JSON: {str(error).split(';')[0]}"
             break
         if not isinstance(event, dict) or "type" not in event:
             record.problem = f"line {number} is not an event (no 'type')"

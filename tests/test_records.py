@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import os
 import subprocess
 import sys
 
 import pytest
 
-from referee.records import RecordWriter, read_record
+from referee.records import RecordError, RecordWriter, read_record
+from tests.small_disk import small_disk  # noqa: F401 - a fixture
 
 EVENTS = [{"type": "match", "format": "waraq.record.v1"}] + [
     {"type": "decision", "round": 1, "seat": i % 4, "kind": "PLAY", "action": "AS"} for i in range(200)
@@ -119,3 +121,71 @@ except OSError as error:
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("failed: File too large")
     assert (tmp_path / "r.jsonl").read_bytes() == b'{"type":"note","text":"' + b"x" * 17
+
+
+# --- a disk that fills up ---------------------------------------------------------------------
+
+
+def test_a_full_disk_is_a_record_error_naming_the_file_and_keeps_every_whole_line(small_disk):
+    path = small_disk.path / "r.jsonl"
+    writer = RecordWriter(path)
+    writer.write(EVENTS[0])
+    small_disk.fill(leave=0)
+    with pytest.raises(RecordError) as raised:
+        for event in EVENTS[1:]:
+            writer.write(event)
+    assert str(raised.value) == f"disk full writing {path}" and raised.value.disk_full
+    with pytest.raises(RecordError):  # it stays failed: nothing more is written
+        writer.write(EVENTS[1])
+    writer.close()  # the failure was told already
+    small_disk.free_up()
+    record = read_record(path)
+    assert record.events == EVENTS[: len(record.events)] and len(record.events) >= 1
+
+
+def test_inside_an_event_loop_a_failed_deferred_write_is_raised_by_the_next_call_not_logged(small_disk, capfd):
+    path = small_disk.path / "r.jsonl"
+    writer = RecordWriter(path)
+
+    async def match():
+        writer.write(EVENTS[0])
+        await asyncio.sleep(0)
+        small_disk.fill(leave=0)
+        writer.write({**EVENTS[1], "note": "x" * 8192})  # written at the loop's next turn: it fails there
+        await asyncio.sleep(0)
+        writer.write(EVENTS[2])
+
+    with pytest.raises(RecordError, match="disk full writing"):
+        asyncio.run(match())
+    assert capfd.readouterr().err == ""  # not the loop's "Exception in callback" and a traceback
+    assert read_record(path).events == EVENTS[:1]
+
+
+def test_a_deferred_failure_no_later_write_raised_is_raised_by_close(small_disk):
+    path = small_disk.path / "r.jsonl.gz"
+    writer = RecordWriter(path)
+
+    async def match():
+        writer.write(EVENTS[0])
+        await asyncio.sleep(0)
+        small_disk.fill(leave=0)
+        writer.write({**EVENTS[1], "note": os.urandom(8192).hex()})  # gzip cannot shrink it
+        await asyncio.sleep(0)
+
+    asyncio.run(match())
+    with pytest.raises(RecordError, match="disk full writing"):
+        writer.close()
+
+
+def test_a_record_in_a_folder_that_is_a_file_is_a_record_error_naming_it(tmp_path):
+    (tmp_path / "records").write_text("not a folder")
+    with pytest.raises(RecordError, match=r"cannot write .*records/r.jsonl: (Not a directory|File exists)"):
+        RecordWriter(tmp_path / "records" / "r.jsonl")
+
+
+def test_a_line_nested_too_deeply_or_with_a_huge_number_stops_the_reading_there(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"type":"match"}\n{"type":"x","a":' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    assert read_record(path).problem == "line 2 is nested too deeply to be an event"
+    path.write_text('{"type":"match"}\n{"type":"x","a":' + "9" * 5000 + "}\n")
+    assert read_record(path).problem.startswith("line 2 is not readable JSON: Exceeds the limit")
