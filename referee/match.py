@@ -20,6 +20,7 @@ from typing import Any
 
 from waraq.v1 import bot_pb2 as pb
 
+from referee import secret_deals
 from referee.games import registry
 from referee.records import FORMAT, RecordWriter
 from referee.seats import Answer, Fault, FaultKind, Question, Seat
@@ -45,17 +46,18 @@ class TimeControl:
 class MatchConfig:
     rules: Any  # any game's rules (HokmRules, HandRules): their GAME picks the engine
     seed: int
-    match_id: str  # sent to the bots: must not reveal the seed (see referee.runner.match_id)
+    match_id: str  # sent to the bots: opaque, keyed by the deal key (referee.secret_deals.match_id)
     time_control: TimeControl = TimeControl()
     policy: str = "forfeit"
     max_faults: int = 3  # substitute: a seat's faults that forfeit the match
-    # A secret mixed into every shuffle. Without it the decks follow from the seed alone,
-    # and a bot could find a small seed by trying seeds against its own hand.
+    # The secret every shuffle and substitute is drawn under (referee.secret_deals). Without
+    # it the decks follow from the seed alone, and a bot finds them by trying seeds against
+    # its own hand: only in-process play and tests, which seat no stranger's bot, go without.
     deal_key: str = ""
 
     @property
     def dealing_seed(self) -> int | str:
-        return f"{self.deal_key}/{self.seed}" if self.deal_key else self.seed
+        return secret_deals.dealing_seed(self.seed, self.deal_key)
 
     def __post_init__(self) -> None:
         if self.policy not in POLICIES:
