@@ -446,9 +446,11 @@ class _MatchLines:
 
 def result_line(event: dict[str, Any]) -> str:
     reason = event.get("reason")
-    if reason == "aborted":
-        return f"Result: aborted by the referee: {event.get('detail', 'no detail')}"
     score = "-".join(map(str, event.get("score") or [])) or "none"
+    if reason == "aborted":
+        if "detail" in event:
+            return f"Result: aborted by the referee: {event['detail']}"
+        return f"Result: aborted, the match reached its bound of rounds: nobody wins; score {score}"
     winners = event.get("winners") or []
     who = "+".join(f"s{s}" for s in winners) or "nobody"
     if reason == "forfeit":

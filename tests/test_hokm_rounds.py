@@ -3,10 +3,17 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from referee.cards import suit_of
+from referee.games import hokm
 from referee.games.hokm import IllegalAction
+from referee.games.hokm_rules import MAX_POINTS
+from referee.replay import OK, load
+from referee.replay_render import result_line
+from tests.replay_records import write_played
 
 from tests.hokm_setup import (
     assert_fields,
@@ -401,3 +408,36 @@ def test_three_players_game_won_by_one_seat():
     diamond_trick(state, "QD AD KD")
     own_suit_tricks(state, 1)
     assert state.result.winners == (2,) and state.result.score == (0, 0, 1)
+
+
+# -- the safety net ---------------------------------------------------------------------
+
+
+def test_the_longest_match_valid_rules_allow_ends_well_inside_the_bound():
+    # Every round gives a side at least one point: with three sides, to the largest target.
+    longest = 3 * (MAX_POINTS - 1) + 1
+    assert longest == 298 < hokm.MAX_ROUNDS
+
+
+def test_a_match_still_going_at_the_bound_is_aborted_with_the_scores_so_far_and_its_record_verifies(
+    monkeypatch, tmp_path
+):
+    monkeypatch.setattr(hokm, "MAX_ROUNDS", 3)  # rather than play 1000 rounds: the same code path
+    r = rules(target_score=MAX_POINTS)
+    state = hokm.new_match(r, 8)
+    rng = random.Random(8)
+    while not state.is_over:
+        state.apply(state.random_action(rng))
+    assert len(events_of(state, "round_end")) == 3
+    result = state.events[-1]
+    assert result == {"type": "result", "score": list(state.scores), "winners": [], "reason": "aborted"}
+    assert (state.result.winners, state.result.reason) == ((), "aborted")
+    header = {
+        "type": "match", "format": "waraq.record.v1", "game": "hokm", "match_id": "m-bound", "rules": r.to_dict(),
+        "rules_hash": r.rules_hash, "seed": 8, "seats": [{"seat": s, "bot": "random", "version": "1"} for s in range(4)],
+        "time_control": {"decision_ms": 10000, "bank_ms": 60000, "startup_ms": 30000}, "policy": "forfeit",
+        "started": "2025-01-01T00:00:00.000Z",
+    }
+    replay = load(write_played(tmp_path / "bound.jsonl", header, state.events, lambda n, e: None))
+    assert replay.status == OK, replay.problem  # the engine's abort is re-played and checked, not trusted
+    assert result_line(result).startswith("Result: aborted, the match reached its bound of rounds: nobody wins")

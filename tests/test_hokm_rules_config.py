@@ -43,7 +43,12 @@ def error_of(raw):
         ("target_score", 0, "0", ["integer", "1"]),
         ("target_score", 2.5, "2.5", ["integer", "1"]),
         ("target_score", "7", '"7"', ["integer", "1"]),
+        ("target_score", 10**20, "100000000000000000000", ["an integer from 1 to 100"]),
+        ("target_score", 101, "101", ["an integer from 1 to 100"]),
         ("kot_points", 0, "0", ["integer", "1"]),
+        ("kot_points", 2**31, "2147483648", ["an integer from 1 to 100"]),
+        ("hakem_kot_points", 101, "101", ["an integer from 1 to 100"]),
+        ("max_redeals", 101, "101", ["an integer from 0 to 100"]),
         ("hakem_kot_points", -3, "-3", ["integer", "1"]),
         ("void_rule", "must", '"must"', ['"free"', '"must_trump"']),
         (
@@ -211,6 +216,29 @@ def test_a_malformed_toml_file_says_so(tmp_path):
     with pytest.raises(RulesError) as error:
         load_rules(path)
     assert "broken.toml" in str(error.value) and "TOML" in str(error.value)
+
+
+@pytest.mark.parametrize(
+    "content, problem",
+    [
+        (b"target_score = 5\nvoid_rule = \"\xff\"\n", "not UTF-8 (byte 0xff at offset 30)"),
+        (b"removed_cards = " + b"[" * 5000 + b"]" * 5000 + b"\n", "nested too deeply"),
+        (b"x = " + b"{a = " * 3000 + b"1" + b"}" * 3000 + b"\n", "nested too deeply"),
+    ],
+    ids=["not-utf8", "deep-arrays", "deep-tables"],
+)
+def test_a_toml_file_that_is_not_utf8_or_nests_too_deeply_is_named_with_the_problem(tmp_path, content, problem):
+    path = tmp_path / "house.toml"
+    path.write_bytes(content)
+    with pytest.raises(RulesError) as error:
+        load_rules(path)
+    assert str(error.value).startswith(f"rules file {str(path)!r} is not valid TOML: ")
+    assert str(error.value).endswith(problem)
+
+
+def test_a_huge_bad_value_is_quoted_cut_short():
+    message = error_of({"target_score": "7" * 10_000})
+    assert len(message) < 200 and message.endswith("is not allowed: expected an integer from 1 to 100")
 
 
 def test_a_missing_toml_file_says_so(tmp_path):

@@ -20,6 +20,14 @@ The state appends the record events of RECORDS.md (``ace_draw``, ``deal``,
 happen; the referee adds times and notes and writes them down, and
 :func:`replay` rebuilds a match from them. :meth:`HokmState.view` is what one
 seat may know and nothing more.
+
+A safety net, as Hand has one: a match still going after :data:`MAX_ROUNDS`
+rounds ends with the ``result`` reason ``"aborted"`` (RECORDS.md's reason
+for a match nobody won), no winners and the scores so far. No valid rules
+reach it: every round gives a side at least a point, so a match to the
+largest ``target_score`` (:mod:`referee.games.hokm_rules`) with three sides
+lasts at most 298 rounds. It stands so that no rules, not even rules built
+around their checks, make a match that never ends.
 """
 
 from __future__ import annotations
@@ -64,6 +72,7 @@ _FIXED_LEGAL = {TRUMP: _SUITS, DRAW: _DRAWS, REDEAL: _BOOLS, BAM: _BOOLS, None: 
 PACKET_FIRST = 5  # the hakem names trump having seen this many cards
 PACKET_REST = 4
 DISCARDS = 2  # 2 players: cards each seat lays aside after trump
+MAX_ROUNDS = 1000  # rounds before a match is aborted: above any valid match's 298 (see the docstring)
 # The seats in play order from each leader, by player count: who played each card of a trick.
 _PLAY_ORDER = {n: [tuple((leader + i) % n for i in range(n)) for leader in range(n)] for n in (2, 3, 4)}
 
@@ -102,7 +111,7 @@ class DrawStep:
 @dataclass(frozen=True, slots=True)
 class Result:
     winners: tuple[int, ...]
-    reason: str  # "score" or "bam"
+    reason: str  # "score", "bam", or "aborted" (MAX_ROUNDS: no winners)
     score: tuple[int, ...]
 
 
@@ -627,6 +636,9 @@ class HokmState(LoggedState):
         if bam == "won" or self.scores[team] >= rules.target_score:
             self._finish(team, "bam" if bam == "won" else "score")
             return
+        if self.round >= MAX_ROUNDS:
+            self._finish(None, "aborted")
+            return
         self.hakem = self._next_hakem(won_by_hakem=team == hakem_team)
         self._start_round()
 
@@ -638,8 +650,10 @@ class HokmState(LoggedState):
             return (self.hakem - 1) % self.players
         return self.hakem
 
-    def _finish(self, team: int, reason: str) -> None:
-        self.result = Result(self.team_seats(team), reason, tuple(self.scores))
+    def _finish(self, team: int | None, reason: str) -> None:
+        """The match is over: won by ``team``, or by nobody (None: aborted)."""
+        winners = () if team is None else self.team_seats(team)
+        self.result = Result(winners, reason, tuple(self.scores))
         self.kind = None
         self.to_act = None
         self._log.append(

@@ -5,6 +5,15 @@ Build one with :meth:`HokmRules.from_dict`, :meth:`HokmRules.from_toml`,
 A config may start from a preset and override keys: ``{"preset": "three",
 "target_score": 5}``. Every key is checked, and so is every combination that
 cannot be played.
+
+Every number has a range, refused outside it with the range named: a rules
+file is a stranger's input, and ``target_score = 10^20`` would make a match
+that never ends (each round gives at most 3 points), a point value beyond
+``int32`` one that no bot can be sent (``bot.proto``'s scores). The ranges
+reach far past any table's custom (7; short games 3 or 5), and with them the
+longest match has ``teams × (target_score − 1) + 1 ≤ 298`` rounds, every
+round giving some side at least a point; the engine's own bound,
+:data:`referee.games.hokm.MAX_ROUNDS`, is a safety net above that.
 """
 
 from __future__ import annotations
@@ -21,23 +30,30 @@ from referee.games.options import (
     RulesError,
     boolean,
     card_list,
-    integer,
+    integer_between,
     one_of,
     validate,
 )
 
+MAX_POINTS = 100  # target_score, kot_points, hakem_kot_points: see the module's docstring
+MAX_REDEALS = 100  # per round; each redeal shuffles again, and one in seven five-card hands is eligible
+
 OPTIONS = (
     Option("players", one_of(4, 3, 2), "number of seats; 4 is two teams of partners"),
-    Option("target_score", integer(1), "points that win the game (7; short games 3 or 5)"),
-    Option("kot_points", integer(1), "points for a kot won by the hakem's side"),
-    Option("hakem_kot_points", integer(1), "points for a kot against the hakem's side"),
+    Option("target_score", integer_between(1, MAX_POINTS), "points that win the game (7; short games 3 or 5)"),
+    Option("kot_points", integer_between(1, MAX_POINTS), "points for a kot won by the hakem's side"),
+    Option("hakem_kot_points", integer_between(1, MAX_POINTS), "points for a kot against the hakem's side"),
     Option("void_rule", one_of("free", "must_trump"), "what a seat void in the led suit may play"),
     Option(
         "hakem_rotation",
         one_of("on_loss", "every_round", "on_loss_previous"),
         "who is the next hakem",
     ),
-    Option("max_redeals", integer(0), "redeals a hakem without A/K/Q/J may ask for per round; 0 is off"),
+    Option(
+        "max_redeals",
+        integer_between(0, MAX_REDEALS),
+        "redeals a hakem without A/K/Q/J may ask for per round; 0 is off",
+    ),
     Option("bam", boolean, "a side at 7-0 in tricks may play on for all 13 and the game"),
     Option("removed_cards", card_list, "cards taken out of the deck (2 and 3 players)"),
     Option("burn_visible", boolean, "2 players: the drawer sees the card burned after a keep"),

@@ -100,7 +100,7 @@ def validate(game: str, options: Sequence[Option], raw: Mapping[str, Any]) -> di
         try:
             checked[key] = option.check(value)
         except BadValue as error:
-            raise RulesError(f"{game} rule {key!r} = {toml_value(value)} is not allowed: {error}") from None
+            raise RulesError(f"{game} rule {key!r} = {quote(value)} is not allowed: {error}") from None
     return checked
 
 
@@ -131,6 +131,16 @@ def toml_value(value: Any) -> str:
     return str(value)
 
 
+def quote(value: Any, limit: int = 80) -> str:
+    """A value as an error message quotes it: in TOML spelling, cut after ``limit`` characters
+    (a stranger's file may hold a value of any size or depth)."""
+    try:
+        text = toml_value(value)
+    except RecursionError:
+        return "(a value nested too deeply to show)"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def canonical_json(rules: Mapping[str, Any]) -> str:
     """The one JSON spelling of a rules mapping: sorted keys, no spaces, lists not tuples."""
     return json.dumps(rules, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -152,6 +162,18 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         raise RulesError(f"rules file {str(path)!r} cannot be read: {error.strerror}") from None
     except tomllib.TOMLDecodeError as error:
         raise RulesError(f"rules file {str(path)!r} is not valid TOML: {error}") from None
+    except UnicodeDecodeError as error:
+        raise RulesError(f"rules file {str(path)!r} is not valid TOML: {utf8_problem(error)}") from None
+    except RecursionError:  # tomllib reads nested arrays and tables by recursion
+        raise RulesError(f"rules file {str(path)!r} is not valid TOML: {TOO_DEEP}") from None
+
+
+TOO_DEEP = "its arrays or tables are nested too deeply"
+
+
+def utf8_problem(error: UnicodeDecodeError) -> str:
+    """Where a file stops being UTF-8, which TOML must be, in a few words."""
+    return f"not UTF-8 (byte {error.object[error.start]:#04x} at offset {error.start})"
 
 
 class GameRules:
