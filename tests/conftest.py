@@ -7,10 +7,17 @@
 
 Tests that play whole matches scale their own example counts by the profile's
 ``max_examples`` (see ``tests/test_hokm_properties.py``).
+
+And the session fixture ``gobot``: the compiled test bot (tests/bots/gobot).
 """
 
 import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -28,3 +35,30 @@ settings.register_profile(
     print_blob=True,
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+# -- the compiled test bot ---------------------------------------------------------
+
+GOBOT = Path(__file__).resolve().parent / "bots" / "gobot"
+GOBOT_SOURCES = (GOBOT / "main.go", GOBOT / "build.sh", GOBOT.parents[2] / "protocol" / "waraq" / "v1" / "bot.proto")
+
+
+@pytest.fixture(scope="session")
+def gobot(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Go test bot's binary: tests/bots/gobot/bin/gobot when it is newer than its sources
+    (CI builds it there first), else built once a session by build.sh into a tmp folder.
+
+    Without Go this fails, never skips: CI must play the compiled bot.
+    """
+    built = GOBOT / "bin" / "gobot"
+    if built.is_file() and built.stat().st_mtime >= max(p.stat().st_mtime for p in GOBOT_SOURCES):
+        return built
+    packages = re.search(r'^packages="([^"]+)"$', (GOBOT / "build.sh").read_text(), re.MULTILINE)
+    install = f"apt-get update && apt-get install -y {packages[1] if packages else 'golang-go ...'}"
+    if shutil.which("go") is None:
+        pytest.fail(f"Go is not installed: the compiled test bot (tests/bots/gobot) needs it; as root: {install}")
+    out = tmp_path_factory.mktemp("gobot") / "gobot"
+    build = subprocess.run([str(GOBOT / "build.sh"), str(out)], capture_output=True, text=True, timeout=600)
+    if build.returncode != 0:
+        pytest.fail(f"tests/bots/gobot/build.sh failed (exit {build.returncode}):\n{build.stderr}")
+    return out
