@@ -62,6 +62,29 @@ def test_a_file_that_is_not_a_record_is_corrupt(events, tmp_path):
     assert (verdict.status, verdict.problem) == ("corrupt", "line 1: format 'waraq.record.v9', expected 'waraq.record.v1'")
 
 
+@pytest.mark.parametrize(
+    "field, value, problem",
+    [
+        ("seed", "x", "line 1: seed 'x' is not an integer"),
+        ("seed", True, "line 1: seed True is not an integer"),
+        ("seed", 1.5, "line 1: seed 1.5 is not an integer"),
+        ("seats", "four", "line 1: seats 'four' is not a list of {seat, bot, version}"),
+    ],
+)
+def test_a_header_field_of_the_wrong_type_is_corrupt_and_named(events, tmp_path, field, value, problem):
+    # The decks are in the record, so the play re-plays without them: the header must still be right.
+    verdict = verify_record(write_events(tmp_path / "h.jsonl", [{**events[0], field: value}, *events[1:]]))
+    assert (verdict.status, verdict.problem) == ("corrupt", problem)
+
+
+def test_a_seat_entry_that_is_not_its_seat_is_corrupt_and_named(events, tmp_path):
+    seats = [*events[0]["seats"]]
+    seats[2] = {"seat": 3, "bot": "random"}
+    verdict = verify_record(write_events(tmp_path / "s.jsonl", [{**events[0], "seats": seats}, *events[1:]]))
+    assert verdict.status == "corrupt"
+    assert verdict.problem == "line 1: seats[2] = {'seat': 3, 'bot': 'random'} is not {seat: 2, bot: a name, …}"
+
+
 def test_a_missing_file_is_unreadable(tmp_path):
     verdict = verify_record(tmp_path / "none.jsonl")
     assert (verdict.status, verdict.problem) == ("unreadable", "No such file or directory")
