@@ -14,9 +14,9 @@ import contextlib
 import os
 import shlex
 import signal
-import socket
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,11 +25,12 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from waraq.v1 import bot_pb2 as pb
 from waraq.v1 import bot_pb2_grpc
 
-from referee import wire
+from referee import sandbox, wire
 from referee.seats import Fault, FaultKind, RemoteSeat
 
 BUILTIN = ("random", "heuristic")
 STOP_GRACE_S = 3.0
+EXIT_GRACE_S = 2.0  # for a bot's process to be seen ending once its stream broke
 
 
 @dataclass(frozen=True)
@@ -44,18 +45,18 @@ class BotSpec:
         text = text.strip()
         if text in BUILTIN:
             return cls("builtin", text)
-        if "{port}" in text:
+        if "{port}" in text or "{socket}" in text:
             return cls("command", text)
         if text.startswith("unix:") or _looks_like_address(text):
             return cls("address", text)
         raise ValueError(
             f"bot {text!r} is none of: a built-in bot ({', '.join(BUILTIN)}), a command with "
-            "{port} (e.g. 'node sample_bots/js/bot.js --port {port}'), or an address (host:port, unix:PATH)"
+            "{port} or {socket} (e.g. 'node sample_bots/js/bot.js --port {port}'), or an address (host:port, unix:PATH)"
         )
 
     def command(self) -> str | None:
         if self.kind == "builtin":
-            return f"{shlex.quote(sys.executable)} -m sample_bots.server {self.value} --port {{port}}"
+            return f"{shlex.quote(sys.executable)} -m sample_bots.server {self.value} --unix {{socket}}"
         return self.value if self.kind == "command" else None
 
     def __str__(self) -> str:
@@ -70,10 +71,23 @@ def _looks_like_address(text: str) -> bool:
 class Endpoint:
     """One bot for a whole run: ready it, hand out seats, stop it."""
 
-    def __init__(self, spec: BotSpec, *, startup_ms: float, log_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        spec: BotSpec,
+        *,
+        startup_ms: float,
+        log_dir: Path | None = None,
+        cwd: str | None = None,
+        confinement: sandbox.Config = sandbox.Config(),
+        warn: Callable[[str], None] | None = None,
+    ) -> None:
         self.spec = spec
         self.startup_s = startup_ms / 1000
         self.log_dir = log_dir
+        self.cwd = cwd or None  # a command runs here (default: the referee's folder)
+        self.confinement = confinement
+        self._warn = warn
+        self.launch: sandbox.Launch | None = None
         self.name = spec.value if spec.kind != "command" else spec.value.split()[0]
         self.version = ""
         self.address = spec.value if spec.kind == "address" else ""
@@ -110,8 +124,11 @@ class Endpoint:
         self.version = hello.version
 
     async def _launch(self, command: str) -> None:
-        port = _free_port()
-        argv = [part.replace("{port}", str(port)) for part in shlex.split(command)]
+        try:
+            launch = sandbox.confine(shlex.split(command), cwd=self.cwd, config=self.confinement, warn=self._warn)
+        except sandbox.SandboxError as error:
+            raise Fault(FaultKind.STARTUP, f"{self.spec}: {error}") from None
+        self.launch = launch
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
             log = tempfile.NamedTemporaryFile("wb", dir=self.log_dir, prefix="bot-", suffix=".log", delete=False)
@@ -121,23 +138,49 @@ class Endpoint:
         try:
             # A session of its own, so stop() can end the bot and all its children.
             self.process = await asyncio.create_subprocess_exec(
-                *argv, stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True
+                *launch.argv,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,
+                env=launch.env,
+                cwd=None if launch.confined else self.cwd,  # a sandbox changes folder itself
             )
         except OSError as error:
+            launch.cleanup()
             raise Fault(FaultKind.STARTUP, f"could not start {command!r}: {error.strerror or error}") from None
         finally:
             log.close()
         self.pid = self.process.pid
-        self.address = f"127.0.0.1:{port}"
+        self.address = launch.address
+
+    async def _ended_by_limit(self) -> str | None:
+        """Once the launched bot has ended (a broken stream comes first), the limit that ended it."""
+        process = self.process
+        if process is None or self.launch is None or not self.launch.confined:
+            return None
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(process.wait()), EXIT_GRACE_S)
+        return self.limit_hit()
+
+    def limit_hit(self) -> str | None:
+        """The sandbox limit that ended the launched bot, once it has ended by one."""
+        process, launch = self.process, self.launch
+        if process is None or launch is None:
+            return None
+        return launch.limit_hit(process.returncode)
 
     async def _wait_healthy(self) -> None:
         """Poll the standard health service; a bot without it is ready once it answers Hello."""
         health = health_pb2_grpc.HealthStub(self._channel)
         while True:
             if self.process is not None and self.process.returncode is not None:
+                limit = self.limit_hit()
                 raise Fault(
                     FaultKind.STARTUP,
-                    f"{self.spec} exited with status {self.process.returncode} before it was ready" + self._log_tail(),
+                    f"{self.spec} exited with status {self.process.returncode} before it was ready"
+                    + (f" ({limit})" if limit else "")
+                    + self._log_tail(),
                 )
             try:
                 reply = await health.Check(health_pb2.HealthCheckRequest(service=""), timeout=1.0)
@@ -151,7 +194,7 @@ class Endpoint:
     def seat(self) -> RemoteSeat | FailedSeat:
         if self.failure is not None or self._channel is None:
             return FailedSeat(self.name, self.failure or Fault(FaultKind.STARTUP, "not started"))
-        return RemoteSeat(self._channel, self.name, self.version)
+        return RemoteSeat(self._channel, self.name, self.version, explain=self._ended_by_limit)
 
     async def stop(self) -> None:
         """Close the channel; end a launched bot's whole process group: SIGTERM, then SIGKILL."""
@@ -171,9 +214,12 @@ class Endpoint:
                     os.killpg(process.pid, signal.SIGKILL)
                 await process.wait()
         # Children that outlived their parent are still in the group, also when the bot
-        # itself exited on its own (crashed mid-match, or at start-up).
+        # itself exited on its own (crashed mid-match, or at start-up). A sandbox's other
+        # processes die with its PID namespace.
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
+        if self.launch is not None:
+            self.launch.cleanup()
 
     def _log_tail(self, lines: int = 5) -> str:
         if self.log_path is None or not self.log_path.exists():
@@ -198,9 +244,3 @@ class FailedSeat:
 
     async def finish(self, end: pb.MatchEnd | None) -> None:
         return None
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
 
 import grpc
+from google.protobuf.message import DecodeError
 from waraq.v1 import bot_pb2 as pb
 
 from referee import wire, wire_bytes
@@ -38,12 +39,19 @@ class FaultKind(StrEnum):
 
 
 class Fault(Exception):
-    """A seat misbehaved; ``detail`` says how, for a person reading the record."""
+    """A seat misbehaved; ``detail`` says how, for a person reading the record.
 
-    def __init__(self, kind: FaultKind, detail: str) -> None:
+    ``lost``: the seat cannot be asked again, because its stream is gone (no reply
+    in time, a broken or closed stream, a message too big to read) and a late
+    reply on it would be taken for the next answer. The match forfeits a lost
+    seat whatever its policy (:mod:`referee.match`).
+    """
+
+    def __init__(self, kind: FaultKind, detail: str, *, lost: bool = False) -> None:
         super().__init__(f"{kind}: {detail}")
         self.kind = kind
         self.detail = detail
+        self.lost = lost
 
 
 @dataclass(slots=True)
@@ -87,11 +95,16 @@ class RemoteSeat:
     """One seat played by a gRPC bot over a ``Play`` stream (a connection state machine:
     idle -> open -> (asking -> open)* -> finished, or dead after a fault)."""
 
-    def __init__(self, channel: grpc.aio.Channel, bot: str, version: str) -> None:
+    def __init__(
+        self,
+        channel: grpc.aio.Channel,
+        bot: str,
+        version: str,
+        *,
+        explain: Callable[[], Awaitable[str | None]] | None = None,
+    ) -> None:
         # The generated stub's Play, but taking decisions already serialized (referee.wire_bytes).
-        self._play = channel.stream_stream(
-            PLAY_METHOD, request_serializer=_serialize, response_deserializer=pb.BotMessage.FromString
-        )
+        self._play = channel.stream_stream(PLAY_METHOD, request_serializer=_serialize, response_deserializer=_deserialize)
         self._loop: asyncio.AbstractEventLoop | None = None
         self.bot = bot
         self.version = version
@@ -104,19 +117,31 @@ class RemoteSeat:
         self._waiter: asyncio.Task[Any] | None = None  # the task awaiting a reply, while one is due
         self._deadline = 0.0  # loop time by which that reply is due
         self._expired = False
+        self._send_s = SEND_S  # how long a message may wait for the bot to take it
+        # Asked when the stream breaks: why the bot's process ended, if the referee knows
+        # (a launched bot killed by a sandbox limit), so the fault names the limit.
+        self._explain = explain
 
     async def open(self, start: pb.MatchStart) -> None:
         # Kept: asking asyncio for the running loop costs a getpid() system call each time (3.11).
         self._loop = asyncio.get_running_loop()
+        # Sending waits only on the bot taking the bytes (HTTP/2 flow control), which takes no
+        # thinking: a bot that takes none within a decision's deadline has stopped reading.
+        self._send_s = (start.time_control.decision_ms or SEND_S * 1000) / 1000
         try:
             self._call = self._play()
-            await self._call.write(pb.RefereeMessage(start=start))
+            async with asyncio.timeout(self._send_s):
+                await self._call.write(pb.RefereeMessage(start=start))
+        except TimeoutError:
+            raise self._die(
+                FaultKind.TIMEOUT, f"could not open the Play stream: the bot took no MatchStart within {self._send_s * 1000:.0f} ms"
+            ) from None
         except (grpc.RpcError, grpc.aio.UsageError) as error:  # UsageError: the channel is closed
-            raise self._die(FaultKind.CRASH, f"could not open the Play stream: {_rpc(error)}") from None
+            raise self._die(FaultKind.CRASH, await self._why(f"could not open the Play stream: {_rpc(error)}")) from None
 
     async def ask(self, question: Question) -> Answer:
         if self._dead is not None:
-            raise Fault(self._dead.kind, f"seat already lost: {self._dead.detail}")
+            raise Fault(self._dead.kind, f"seat already lost: {self._dead.detail}", lost=True)
         request = wire_bytes.decision_message(
             question.seq,
             question.view,
@@ -142,11 +167,15 @@ class RemoteSeat:
                 ) from None
             raise  # cancelled from outside: the match is being stopped
         except (grpc.RpcError, grpc.aio.UsageError, asyncio.InvalidStateError) as error:
-            raise self._die(FaultKind.CRASH, f"the stream broke: {_rpc(error)}") from None
+            if _too_big(error):  # the bot is alive and sent too much: no crash
+                raise self._die(
+                    FaultKind.MALFORMED, f"a message over the referee's limit of {REPLY_LIMIT} bytes ({_rpc(error)})"
+                ) from None
+            raise self._die(FaultKind.CRASH, await self._why(f"the stream broke: {_rpc(error)}")) from None
         finally:
             self._waiter = None
         if message is grpc.aio.EOF:
-            raise self._die(FaultKind.CRASH, "the bot closed the stream before replying")
+            raise self._die(FaultKind.CRASH, await self._why("the bot closed the stream before replying"))
         return _answer(question, message, self._unread)
 
     # -- the clock ------------------------------------------------------------------------
@@ -189,18 +218,24 @@ class RemoteSeat:
             return
         if self._dead is None:
             try:
-                if end is not None:
-                    await call.write(pb.RefereeMessage(end=end))
-                await call.done_writing()
+                async with asyncio.timeout(self._send_s):  # a bot that stopped reading is not waited for
+                    if end is not None:
+                        await call.write(pb.RefereeMessage(end=end))
+                    await call.done_writing()
                 return
-            except (grpc.RpcError, grpc.aio.UsageError, asyncio.InvalidStateError):
+            except (TimeoutError, grpc.RpcError, grpc.aio.UsageError, asyncio.InvalidStateError):
                 pass
         call.cancel()
 
+    async def _why(self, detail: str) -> str:
+        """``detail``, led by the limit that killed the bot when that is what broke the stream."""
+        cause = await self._explain() if self._explain is not None else None
+        return f"{cause} ({detail})" if cause else detail
+
     def _die(self, kind: FaultKind, detail: str) -> Fault:
         # A stream that timed out or broke cannot be trusted again: a late reply
-        # would be taken for the next answer. Later questions fault at once.
-        self._dead = Fault(kind, detail)
+        # would be taken for the next answer. The seat is lost.
+        self._dead = Fault(kind, detail, lost=True)
         self._stop_clock()
         if self._call is not None:
             self._call.cancel()
@@ -211,13 +246,64 @@ _BOT = pb.DESCRIPTOR.services_by_name["Bot"]
 PLAY_METHOD = f"/{_BOT.full_name}/{_BOT.methods_by_name['Play'].name}"  # "/waraq.v1.Bot/Play"
 
 
+# The most a bot's message may be, in bytes: the channel's receive limit (see open_channel). A reply
+# is a few hundred bytes of action and at most a 1 KiB note, a Hello a few names; what is bigger is
+# no honest message, and gRPC's own default (4 MiB a message) would buffer that much per stream.
+REPLY_LIMIT = 64 * 1024
+CHANNEL_OPTIONS = (("grpc.max_receive_message_length", REPLY_LIMIT),)
+SEND_S = 10.0  # how long a message may wait for the bot to take it, when the match says no deadline
+_INF = float("inf")
+
+
+def open_channel(address: str) -> grpc.aio.Channel:
+    """A channel to a bot: what it sends past REPLY_LIMIT ends the stream as a MALFORMED fault."""
+    return grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
+
+
 def _serialize(message: bytes | pb.RefereeMessage) -> bytes:
     """The Play stream's serializer: a decision comes serialized already, the rest as messages."""
     return message if type(message) is bytes else message.SerializeToString()
 
 
+class Unreadable:
+    """What the Play stream's deserializer gives for bytes that are no ``BotMessage``.
+
+    gRPC would give None for them (and log a traceback); this marker has no
+    body, as a message with nothing set has none, so it is read as any message
+    that is not a reply, and :func:`_answer` says what it was.
+    """
+
+    __slots__ = ("size", "error")
+
+    def __init__(self, size: int, error: DecodeError) -> None:
+        self.size = size
+        self.error = error
+
+    def WhichOneof(self, group: str) -> None:  # noqa: N802 - as a message's
+        return None
+
+
+def _deserialize(data: bytes) -> pb.BotMessage | Unreadable:
+    try:
+        return _parse(data)
+    except DecodeError as error:  # protobuf's only complaint about bytes (bad wire format, bad UTF-8)
+        return Unreadable(len(data), error)
+
+
+_parse = pb.BotMessage.FromString
+
+
 def _is_reply(message: Any) -> bool:
     return message is not grpc.aio.EOF and message.WhichOneof("body") == "reply"
+
+
+def _too_big(error: BaseException) -> bool:
+    """Whether gRPC ended the stream for a message over the channel's receive limit."""
+    return (
+        isinstance(error, grpc.aio.AioRpcError)
+        and error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        and "larger than max" in (error.details() or "")
+    )
 
 
 def _answer(question: Question, message: pb.BotMessage, unread: set[int]) -> Answer:
@@ -227,6 +313,8 @@ def _answer(question: Question, message: pb.BotMessage, unread: set[int]) -> Ans
     own reply, should it come, goes into ``unread``: it is no answer to the next.
     """
     if message.WhichOneof("body") != "reply":
+        if type(message) is Unreadable:
+            raise Fault(FaultKind.MALFORMED, f"the bot sent {message.size} bytes that are no BotMessage ({message.error})")
         raise Fault(FaultKind.MALFORMED, "the bot sent a message that is not a reply")
     reply = message.reply
     if reply.seq != question.seq:
@@ -243,7 +331,10 @@ def _answer(question: Question, message: pb.BotMessage, unread: set[int]) -> Ans
         action = wire.message_to_action(question.view.kind, reply.action)
     except ValueError as error:  # each game's ActionError is one: whatever the reply spells wrong
         raise Fault(FaultKind.MALFORMED, str(error)) from None
-    return Answer(action, reply.note, reply.think_ms or None)
+    think_ms = reply.think_ms
+    if think_ms and not 0.0 < think_ms < _INF:  # NaN fails both comparisons
+        raise Fault(FaultKind.MALFORMED, f"think_ms {think_ms!r}: expected a finite number of ms, 0 or more (0: not reported)")
+    return Answer(action, reply.note, think_ms or None)
 
 
 def _rpc(error: BaseException) -> str:

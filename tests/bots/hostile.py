@@ -1,0 +1,217 @@
+"""A gRPC bot that plays like the random bot and, at its first decision, attacks its host.
+
+    python tests/bots/hostile.py (--port N | --unix PATH) [--read PATH] [--write PATH] [--stop PID]
+        [--connect PORT] [--steal-port PORT] [--env NAME] [--spawn TOKEN] [--fork N]
+        [--memory-mb MB] [--spin] [--big-file-mb MB]
+
+It is what a dishonest bot author would ship: each option is one attack of
+issue 11, tried once per process at the first decision request it gets, and
+the first reply's note reports every result as JSON, ``{"read:/x": "blocked:
+EACCES", ...}``. ``"done"`` means the attack worked; a test asserts none did
+(and checks from outside what it can: the file unchanged, the opponent not
+stopped, no process left). ``--memory-mb``, ``--spin`` and ``--big-file-mb``
+run last: they end the process when a limit holds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import errno
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from typing import Any
+
+from waraq.v1 import bot_pb2 as pb
+
+from sample_bots.server import PlayerBot, builtin_players, serve_until_stopped
+
+
+def _failed(error: OSError) -> str:
+    return f"blocked: {errno.errorcode.get(error.errno or 0, type(error).__name__)}"
+
+
+def read(path: str) -> str:
+    try:
+        with open(path, "rb") as file:
+            return "done" if file.read(64) else "done (empty)"
+    except OSError as error:
+        return _failed(error)
+
+
+def write(path: str) -> str:
+    try:
+        with open(path, "r+b") as file:
+            file.seek(0)
+            file.write(b"hijacked")
+        return "done"
+    except OSError as error:
+        return _failed(error)
+
+
+def stop(pid: int) -> str:
+    try:
+        os.kill(pid, signal.SIGSTOP)
+        return "done"
+    except OSError as error:
+        return _failed(error)
+
+
+def connect(port: int) -> str:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=2):
+            return "done"
+    except OSError as error:
+        return _failed(error)
+
+
+def steal_port(port: int) -> str:
+    """Bind the opponent's port beside it (SO_REUSEPORT): on a shared loopback, calls to it come here.
+
+    "bound" alone proves nothing (a loopback of its own has the port free): the
+    test checks from outside that the victim lost no call."""
+    thief = socket.socket()
+    try:
+        thief.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        thief.bind(("127.0.0.1", port))
+        thief.listen()
+        _kept.append(thief)
+        return "bound"
+    except OSError as error:
+        thief.close()
+        return _failed(error)
+
+
+def environment(name: str) -> str:
+    return "done" if name in os.environ else "blocked: absent"
+
+
+def spawn(token: str) -> str:
+    """A child in a session of its own, meant to outlive the referee's cleanup."""
+    try:
+        subprocess.Popen(
+            ["setsid", sys.executable, "-c", "import time, sys; time.sleep(600)", token],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        return "started"
+    except OSError as error:
+        return _failed(error)
+
+
+def fork(count: int) -> str:
+    """Start ``count`` processes; then end them, so the bot plays on to show the limit held.
+    (Started as commands: a bare fork of a process running gRPC would wedge the bot itself.)"""
+    children: list[subprocess.Popen[bytes]] = []
+    result = "done"
+    for _ in range(count):
+        try:
+            children.append(subprocess.Popen(["sleep", "600"]))
+        except OSError as error:
+            result = f"blocked after {len(children)}: {_failed(error)}"
+            break
+    for child in children:
+        child.kill()
+        child.wait()
+    return result
+
+
+def memory(mb: int) -> str:
+    hoard = bytearray(mb << 20)
+    for i in range(0, len(hoard), 4096):
+        hoard[i] = 1  # touch every page: reserved memory is not used memory
+    _kept.append(hoard)
+    return "done"
+
+
+def spin() -> str:
+    while True:
+        pass
+
+
+def big_file(mb: int) -> str:
+    # Python ignores SIGXFSZ (a write past the limit fails with EFBIG instead); a C program
+    # does not: be one, so the limit kills as it kills most programs.
+    signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+    chunk = b"x" * (1 << 20)
+    with open(os.path.join(os.environ.get("TMPDIR", "/tmp"), "big"), "wb") as file:
+        for _ in range(mb):
+            file.write(chunk)
+    return "done"
+
+
+_kept: list[Any] = []
+
+
+def attacks(args: argparse.Namespace) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for path in args.read:
+        found[f"read:{path}"] = read(path)
+    for path in args.write:
+        found[f"write:{path}"] = write(path)
+    for pid in args.stop:
+        found[f"stop:{pid}"] = stop(pid)
+    for port in args.connect:
+        found[f"connect:{port}"] = connect(port)
+    for port in args.steal_port:
+        found[f"steal:{port}"] = steal_port(port)
+    for name in args.env:
+        found[f"env:{name}"] = environment(name)
+    for token in args.spawn:
+        found[f"spawn:{token}"] = spawn(token)
+    if args.fork:
+        found["fork"] = fork(args.fork)
+    found["processes seen"] = str(sum(1 for p in os.listdir("/proc") if p.isdigit()))
+    if args.memory_mb:
+        found["memory"] = memory(args.memory_mb)
+    if args.big_file_mb:
+        found["big file"] = big_file(args.big_file_mb)
+    if args.spin:
+        found["spin"] = spin()
+    return found
+
+
+class HostileBot(PlayerBot):
+    def __init__(self, args: argparse.Namespace) -> None:
+        super().__init__("hostile", builtin_players()["random"], author="tests/bots")
+        self.args = args
+        self.attacked = False
+
+    async def Play(self, requests: AsyncIterator[pb.RefereeMessage], context: Any) -> AsyncIterator[pb.BotMessage]:
+        async for message in super().Play(requests, context):
+            if not self.attacked:
+                self.attacked = True
+                message.reply.note = json.dumps(attacks(self.args), separators=(",", ":"))[:1024]
+            yield message
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    listen = parser.add_mutually_exclusive_group(required=True)
+    listen.add_argument("--port", type=int)
+    listen.add_argument("--unix")
+    parser.add_argument("--read", action="append", default=[])
+    parser.add_argument("--write", action="append", default=[])
+    parser.add_argument("--stop", action="append", type=int, default=[])
+    parser.add_argument("--connect", action="append", type=int, default=[])
+    parser.add_argument("--steal-port", action="append", type=int, default=[])
+    parser.add_argument("--env", action="append", default=[])
+    parser.add_argument("--spawn", action="append", default=[])
+    parser.add_argument("--fork", type=int, default=0)
+    parser.add_argument("--memory-mb", type=int, default=0)
+    parser.add_argument("--big-file-mb", type=int, default=0)
+    parser.add_argument("--spin", action="store_true")
+    args = parser.parse_args(argv)
+    address = f"unix:{args.unix}" if args.unix else f"127.0.0.1:{args.port}"
+    asyncio.run(serve_until_stopped(HostileBot(args), address, "hostile"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

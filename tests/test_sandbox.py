@@ -1,0 +1,266 @@
+"""Launched bots in their sandbox: hostile bots stopped, honest bots unchanged, limits typed.
+
+The hostile bot (``tests/bots/hostile.py``) is a real process launched by the
+real referee inside bubblewrap; at its first decision it tries each attack a
+tester made on an unconfined referee (issue 11) and reports every result in
+its note. A test asserts that no attack worked, and checks from outside what
+it can: the record and the secret file unchanged, the opponent never stopped
+and never faulted, no process left behind.
+
+Hand-worked expectations: 4-player Hokm to 1 point, the hostile bot at seat 1
+(team 1 + 3), an honest random bot at the other seats. A bot killed by a limit
+at its first decision forfeits round 1 at 0-0, seats 0 and 2 winning.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from referee import sandbox
+from referee.bots import BotSpec
+from referee.games.hokm_rules import HokmRules
+from referee.match import TimeControl
+from referee.records import read_record
+from referee.runner import RunConfig, run
+
+HOSTILE = Path(__file__).parent / "bots" / "hostile.py"
+RULES = HokmRules(target_score=1)
+TC = TimeControl(decision_ms=5_000, bank_ms=10_000, startup_ms=30_000)
+BAD = 1
+ON = sandbox.Config(mode=sandbox.Isolation.ON)
+ROOT = os.geteuid() == 0
+
+
+def hostile(*flags: str, listen: str = "--unix {socket}") -> BotSpec:
+    return BotSpec.parse(shlex.join([sys.executable, str(HOSTILE), *flags]) + " " + listen)
+
+
+def processes_with(token: str) -> list[int]:
+    """Host pids whose command line holds ``token``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if token.encode() in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                pass
+    return found
+
+
+def wait_until(condition, seconds: float = 30.0, what: str = "the condition") -> None:  # noqa: ANN001
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what} did not come within {seconds:.0f} s")
+        time.sleep(0.01)
+
+
+@pytest.fixture
+def victim(tmp_path):
+    """An honest random bot in a process of its own on a loopback port: the attacks' target."""
+    port_file = tmp_path / "victim.port"
+    process = subprocess.Popen(
+        [sys.executable, "-c", VICTIM, str(port_file)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    try:
+        wait_until(lambda: port_file.exists() and port_file.read_text().strip(), what="the victim bot")
+        yield process.pid, int(port_file.read_text())
+    finally:
+        process.kill()
+        process.wait(10)
+
+
+VICTIM = """
+import asyncio, sys
+from sample_bots.server import PlayerBot, builtin_players, start_server
+async def main():
+    server, port = await start_server(PlayerBot("random", builtin_players()["random"]), "127.0.0.1:0")
+    with open(sys.argv[1] + ".tmp", "w") as f:
+        f.write(str(port))
+    import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+    await server.wait_for_termination()
+asyncio.run(main())
+"""
+
+
+def play(bots: list[BotSpec], record_dir: Path, confinement: sandbox.Config = ON, cwd: Path | None = None, games: int = 1):
+    config = RunConfig(
+        rules=RULES, bots=bots, games=games, time_control=TC, record_dir=record_dir, confinement=confinement
+    )
+    here = os.getcwd()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)  # a command bot's folder is the referee's
+        return asyncio.run(run(config))
+    finally:
+        os.chdir(here)
+
+
+def first_note(record_path: str, seat: int) -> dict[str, str]:
+    record = read_record(record_path)
+    note = next(e["note"] for e in record.events if e["type"] == "decision" and e["seat"] == seat and "note" in e)
+    return json.loads(note)
+
+
+def test_the_machine_can_sandbox():
+    """CI installs bubblewrap and socat: confinement is tested for real, never skipped."""
+    support = sandbox.probe()
+    assert support.usable, support.problem
+    assert support.socat is not None
+
+
+def test_a_hostile_bot_reaches_nothing_it_attacks(tmp_path, victim, monkeypatch):
+    victim_pid, victim_port = victim
+    monkeypatch.setenv("WARAQ_DEAL_KEY", "the-secret")
+    # The bot's folder (the referee's, here) holds the records and a secret file: both must be hidden.
+    folder = tmp_path / "arena"
+    records = folder / "records"
+    secret_dir = folder / "ladder"
+    secret_dir.mkdir(parents=True)
+    secret = secret_dir / "ladder.sqlite"
+    secret.write_bytes(b"SQLite format 3\0 the ratings")
+    token = f"waraq-orphan-{os.getpid()}-{time.monotonic_ns()}"
+    live_record = records / "hokm-1.jsonl"
+    bad = hostile(
+        "--read", str(live_record), "--write", str(live_record),
+        "--read", str(secret), "--write", str(secret),
+        "--write", str(HOSTILE),
+        "--stop", str(victim_pid),
+        "--connect", str(victim_port), "--steal-port", str(victim_port),
+        "--env", "WARAQ_DEAL_KEY",
+        "--spawn", token,
+    )  # fmt: skip
+    address = BotSpec.parse(f"127.0.0.1:{victim_port}")
+    confinement = sandbox.Config(mode=sandbox.Isolation.ON, hidden=(secret_dir,))
+    report = play([address, bad, address, address], records, confinement, cwd=folder)
+
+    outcome = report.outcomes[0]
+    assert (outcome.reason, outcome.faults) == ("score", []), outcome  # nobody faulted: the victim never stalled
+    found = first_note(outcome.record, BAD)
+    worked = {attack: result for attack, result in found.items() if result.startswith("done")}
+    assert worked == {}
+    assert found[f"read:{live_record}"].startswith("blocked")
+    assert found[f"write:{HOSTILE}"] in ("blocked: EROFS", "blocked: EACCES")  # read-only; not even its own
+    assert found[f"stop:{victim_pid}"] == "blocked: ESRCH"  # another PID namespace: no such process
+    assert found[f"connect:{victim_port}"] == "blocked: ECONNREFUSED"  # a loopback of its own
+    assert found["env:WARAQ_DEAL_KEY"] == "blocked: absent"
+    assert int(found["processes seen"]) < 40  # its own, not the machine's
+    # From outside: the secret and the record are as they were, the victim runs, no child is left.
+    assert secret.read_bytes() == b"SQLite format 3\0 the ratings"
+    assert read_record(outcome.record).complete
+    assert Path(f"/proc/{victim_pid}/stat").read_text().split(")")[1].split()[0] != "T"
+    wait_until(lambda: not processes_with(token), 10, "the end of the bot's setsid child")
+
+
+def test_a_hostile_bot_on_a_port_is_reached_and_still_contained(tmp_path, victim):
+    """A ``{port}`` bot listens on its own loopback; socat carries the referee's socket to it."""
+    victim_pid, victim_port = victim
+    bad = hostile("--stop", str(victim_pid), "--steal-port", str(victim_port), listen="--port {port}")
+    address = BotSpec.parse(f"127.0.0.1:{victim_port}")
+    report = play([address, bad, address, address], tmp_path / "records", cwd=tmp_path)
+    outcome = report.outcomes[0]
+    assert (outcome.reason, outcome.faults) == ("score", []), outcome
+    found = first_note(outcome.record, BAD)
+    assert found[f"stop:{victim_pid}"] == "blocked: ESRCH"
+    assert found[f"steal:{victim_port}"] == "bound"  # its own loopback's port: the victim's stays whole
+
+
+def test_a_fork_bomb_hits_the_process_limit_and_harms_only_its_bot(tmp_path):
+    """Its gRPC threads count too, so the bomber may break itself: that is its own fault, charged to it."""
+    random_ = BotSpec.parse("random")
+    bots = [random_, hostile("--fork", "1000"), random_, random_]
+    limits = sandbox.Limits(processes=48)
+    report = play(bots, tmp_path / "records", sandbox.Config(mode=sandbox.Isolation.ON, limits=limits), cwd=tmp_path, games=2)
+    for outcome in report.outcomes:
+        assert all(f.seat == BAD for f in outcome.faults), outcome.faults
+        if outcome.faults:
+            assert (outcome.reason, outcome.faulty) == ("forfeit", (BAD,))
+        else:
+            assert first_note(outcome.record, BAD)["fork"].startswith("blocked after")
+
+
+LIMITS = {
+    "memory": (("--memory-mb", "1024"), sandbox.Limits(memory_mb=256), "memory limit 256 MiB exceeded"),
+    "cpu": (("--spin",), sandbox.Limits(cpu_seconds=1), "CPU time limit 1 s exceeded"),
+    "file size": (("--big-file-mb", "8"), sandbox.Limits(file_mb=1), "file size limit 1 MiB exceeded"),
+}
+
+
+@pytest.mark.parametrize("name", LIMITS)
+def test_a_bot_killed_by_a_limit_forfeits_with_a_fault_naming_it(name, tmp_path):
+    flags, limits, detail = LIMITS[name]
+    if name == "memory" and sandbox.probe().cgroup_dir is None:
+        pytest.fail("no cgroup to limit memory in: the memory limit falls back to RLIMIT_DATA, untyped")
+    random_ = BotSpec.parse("random")
+    bots = [random_, hostile(*flags), random_, random_]
+    report = play(bots, tmp_path / "records", sandbox.Config(mode=sandbox.Isolation.ON, limits=limits), cwd=tmp_path)
+    outcome = report.outcomes[0]
+    assert (outcome.reason, outcome.faulty, outcome.winners, outcome.score) == ("forfeit", (BAD,), (0, 2), (0, 0))
+    [fault] = outcome.faults
+    assert fault.kind == "CRASH" and detail in fault.detail, fault
+
+
+def test_nothing_a_bot_starts_outlives_a_referee_killed_with_sigkill(tmp_path):
+    token = f"waraq-orphan-{os.getpid()}-{time.monotonic_ns()}"
+    bad = shlex.join([sys.executable, str(HOSTILE), "--spawn", token]) + " --unix {socket}"
+    referee = subprocess.Popen(
+        [sys.executable, "-m", "referee.cli", "match", "--bots", "random", bad, "--games", "500",
+         "--rules", "short", "--record", str(tmp_path / "records"), "--sandbox", "on"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=tmp_path,
+    )  # fmt: skip
+    try:
+        wait_until(lambda: processes_with(token) or referee.poll() is not None, what="the bot's setsid child")
+        assert referee.poll() is None, referee.stderr.read().decode()
+        referee.send_signal(signal.SIGKILL)
+        referee.wait(10)
+    finally:
+        referee.kill()
+    wait_until(lambda: not processes_with(token), 10, "the end of every process the bot started")
+
+
+@pytest.mark.parametrize("spec", ["random", "node sample_bots/js/bot.js --port {port}"])
+def test_honest_bots_play_unchanged_inside_the_sandbox(spec, tmp_path):
+    """The same matches, confined or not: the records agree decision for decision."""
+    repo = Path(__file__).parents[1]
+    bots = [BotSpec.parse(spec), BotSpec.parse("heuristic")] * 2
+    records = {}
+    for mode in (sandbox.Isolation.ON, sandbox.Isolation.OFF):
+        report = play(bots, tmp_path / mode.value, sandbox.Config(mode=mode), cwd=repo, games=2)
+        assert all(o.reason == "score" and not o.faults for o in report.outcomes), report.outcomes
+        records[mode] = [
+            [(e["seat"], e["action"]) for e in read_record(o.record).events if e["type"] == "decision"]
+            for o in report.outcomes
+        ]
+    assert records[sandbox.Isolation.ON] == records[sandbox.Isolation.OFF]
+
+
+def test_without_bubblewrap_auto_warns_once_and_on_refuses(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap on this PATH
+    sandbox.probe.cache_clear()
+    monkeypatch.setattr(sandbox, "_warned", False)
+    try:
+        assert not sandbox.probe().usable and "bubblewrap is not installed" in sandbox.probe().problem
+        bot = BotSpec.parse(shlex.join([sys.executable, "-m", "sample_bots.server", "random"]) + " --unix {socket}")
+        repo = Path(__file__).parents[1]
+        refused = play([bot] * 4, tmp_path / "on", ON, cwd=repo)
+        assert refused.outcomes[0].reason == "forfeit"
+        assert {f.kind for f in refused.outcomes[0].faults} == {"STARTUP"}
+        assert "bots cannot be sandboxed: bubblewrap is not installed" in refused.outcomes[0].faults[0].detail
+        auto = play([bot] * 4, tmp_path / "auto", sandbox.Config(), cwd=repo, games=2)
+        assert [o.reason for o in auto.outcomes] == ["score", "score"]
+        warnings = [line for line in capsys.readouterr().err.splitlines() if "unconfined" in line]
+        assert warnings == ["warning: launched bots run unconfined: bubblewrap is not installed "
+                            "(Debian: apt-get install bubblewrap) (see `waraq doctor`)"]  # fmt: skip
+    finally:
+        sandbox.probe.cache_clear()
