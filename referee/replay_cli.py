@@ -25,6 +25,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from referee import sandbox
 from referee.bots import BotSpec, Endpoint
 from referee.match import TimeControl
 from referee.reask import reask_all
@@ -212,7 +213,9 @@ async def _ask(console: Console, errors: Console, args: argparse.Namespace) -> i
     paths = record_paths(args.records)
     if not paths:
         return _usage(errors, "no records (*.jsonl, *.jsonl.gz) in " + ", ".join(map(str, args.records)))
-    endpoint = Endpoint(spec, startup_ms=args.startup_ms)
+    # The bot is asked each decision as its seat saw it: the records, which hold every hand, stay hidden.
+    hidden = tuple({p.parent for p in paths} | {Path(r) for r in args.records})
+    endpoint = Endpoint(spec, startup_ms=args.startup_ms, confinement=sandbox.Config(hidden=hidden))
     await endpoint.start()
     try:
         if endpoint.failure is not None:
