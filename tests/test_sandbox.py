@@ -19,6 +19,7 @@ import json
 import os
 import shlex
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -264,3 +265,52 @@ def test_without_bubblewrap_auto_warns_once_and_on_refuses(tmp_path, monkeypatch
                             "(Debian: apt-get install bubblewrap) (see `waraq doctor`)"]  # fmt: skip
     finally:
         sandbox.probe.cache_clear()
+
+
+def test_a_hostile_ladder_bot_cannot_touch_the_ladder(tmp_path):
+    """The ladder's folder (database, records, key, logs) is hidden from its bots, whatever they know of it."""
+    from ladder import folder
+
+    path = tmp_path / "ladder"
+    folder.init(path, HokmRules(target_score=1), seed=3)
+    database, key, config = path / "ladder.sqlite", path / "ladder.key", path / "ladder.toml"
+    first = path / "records" / "ladder-000001.jsonl"
+    bad = hostile(
+        "--read", str(key), "--write", str(database), "--write", str(config), "--read", str(first),
+        "--write", str(first), "--read", str(path / "logs"),
+    )  # fmt: skip
+    with folder.open_ladder(path) as ladder:
+        folder.add(ladder, "hostile", str(bad), check=False)
+        folder.add(ladder, "random", "random", check=False)
+    toml_before = config.read_bytes()
+    ran = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "ladder", "run", "--matches", "4", "-C", str(path)],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    notes = []
+    for record in sorted((path / "records").glob("*.jsonl")):
+        events = read_record(record).events
+        hostile_seats = {s["seat"] for s in events[0]["seats"] if s["bot"] == "hostile"}
+        notes += [json.loads(e["note"]) for e in events if e["type"] == "decision" and e["seat"] in hostile_seats and "note" in e]
+    assert notes, "the hostile bot played and reported"
+    for found in notes:
+        assert not [a for a, result in found.items() if result.startswith("done")], found
+    assert config.read_bytes() == toml_before
+    with sqlite3.connect(database) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert db.execute("SELECT COUNT(*) FROM matches WHERE status = 'rated'").fetchone() == (4,)
+
+
+def test_doctor_says_what_confines_the_bots(monkeypatch, tmp_path):
+    shown = subprocess.run([sys.executable, "-m", "referee.cli", "doctor"], capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    text = " ".join(shown.stdout.split())
+    assert "sandbox: works" in text and "network interfaces: lo" in text
+    assert ("a fresh unprivileged uid per bot" if ROOT else "user namespace") in text
+    bare = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "doctor"],
+        capture_output=True, text=True, timeout=60, env={**os.environ, "PATH": str(tmp_path)},
+    )  # fmt: skip
+    assert bare.returncode == 1
+    assert "bubblewrap is not installed" in bare.stdout and "UNCONFINED" in bare.stdout
