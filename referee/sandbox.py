@@ -61,6 +61,7 @@ MIB = 1 << 20
 SYSTEM_BINDS = ("/usr", "/etc", "/opt")
 MERGED_DIRS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")  # links into /usr on merged systems
 KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
+SECRET_PREFIX = "WARAQ_"  # the referee's own variables ($WARAQ_DEAL_KEY): never a bot's
 
 
 class SandboxError(RuntimeError):
@@ -203,7 +204,7 @@ class Launch:
     """How to start one bot: the argv and environment to exec, and where to reach it."""
 
     argv: list[str]
-    env: dict[str, str] | None  # None: the referee's own (unconfined)
+    env: dict[str, str]
     address: str  # what the referee dials: unix:PATH or 127.0.0.1:PORT
     confined: bool
     limits: Limits | None = None
@@ -290,7 +291,10 @@ def _unconfined(argv: list[str], cwd: str | None) -> Launch:
     setpriv = shutil.which("setpriv")
     if setpriv is not None:
         command = [setpriv, "--pdeathsig", "KILL", "--", *command]
-    return Launch(command, _environment(None, os.environ), address, False, cwd=cwd, _folder=folder)
+    # An unconfined bot is one the user trusts to run as itself: it keeps the environment
+    # (its PATH, its toolchain's variables) less Waraq's own, which hold the deal key.
+    env = {key: value for key, value in os.environ.items() if not key.startswith(SECRET_PREFIX)}
+    return Launch(command, env, address, False, cwd=cwd, _folder=folder)
 
 
 def _sandboxed(argv: list[str], cwd: str | None, config: Config, support: Support) -> Launch:
@@ -348,7 +352,7 @@ def _sandboxed(argv: list[str], cwd: str | None, config: Config, support: Suppor
         enter = ["/bin/sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', str(cgroup)]
     return Launch(
         [*enter, *bwrap, *inner, *command],
-        _environment(SCRATCH, os.environ),
+        _environment(SCRATCH),
         f"unix:{folder / SOCKET_NAME}",
         True,
         limits,
@@ -363,14 +367,11 @@ def _fill(part: str, port: str, socket: str) -> str:
     return part.replace("{port}", port).replace("{socket}", socket)
 
 
-def _environment(home: str | None, source: os._Environ[str] | dict[str, str]) -> dict[str, str]:
-    """A bot's environment: a few harmless variables, never the referee's secrets."""
-    env = {key: source[key] for key in KEPT_ENVIRONMENT if key in source}
+def _environment(home: str) -> dict[str, str]:
+    """A sandboxed bot's environment: a few harmless variables, its scratch as home."""
+    env = {key: os.environ[key] for key in KEPT_ENVIRONMENT if key in os.environ}
     env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
-    if home is not None:
-        env["HOME"] = env["TMPDIR"] = home
-    else:
-        env["HOME"] = source.get("HOME", "/")
+    env["HOME"] = env["TMPDIR"] = home
     return env
 
 

@@ -314,3 +314,14 @@ def test_doctor_says_what_confines_the_bots(monkeypatch, tmp_path):
     )  # fmt: skip
     assert bare.returncode == 1
     assert "bubblewrap is not installed" in bare.stdout and "UNCONFINED" in bare.stdout
+
+
+def test_an_unconfined_bot_keeps_the_environment_but_not_the_deal_key(tmp_path, monkeypatch):
+    monkeypatch.setenv("WARAQ_DEAL_KEY", "the-secret")
+    monkeypatch.setenv("SOME_TOOLCHAIN_HOME", "/opt/tool")
+    random_ = BotSpec.parse("random")
+    bad = hostile("--env", "WARAQ_DEAL_KEY", "--env", "SOME_TOOLCHAIN_HOME")
+    off = sandbox.Config(mode=sandbox.Isolation.OFF)
+    report = play([random_, bad, random_, random_], tmp_path / "records", off, cwd=tmp_path)
+    found = first_note(report.outcomes[0].record, BAD)
+    assert (found["env:WARAQ_DEAL_KEY"], found["env:SOME_TOOLCHAIN_HOME"]) == ("blocked: absent", "done")
