@@ -389,23 +389,35 @@ def _view(argv: list[str], cwd: str | None, config: Config) -> list[str]:
     shown += [p.resolve() for p in config.read if p.exists()]
     # Never the whole machine, nor the scratch folder itself (a bot's folder inside /tmp is shown alone).
     roots = _outermost(p for p in shown if p.exists() and str(p) not in ("/", SCRATCH))
-    hidden = _outermost(p.resolve() for p in config.hidden if p.exists())
+    every_hidden = sorted({p.resolve() for p in config.hidden if p.exists()})
+    hidden = _outermost(every_hidden)
+    roots = [root for root in roots if not any(_within(root, secret) for secret in hidden)]
     for root in roots:
         options += _parents(root) + _show(root)
+    here = Path(cwd or "/").resolve()
+    if not any(_within(here, root) for root in roots):  # a home folder: there, but empty
+        options += _parents(here) + ["--perms", "0755", "--dir", str(here)]
+    options += _cover(hidden, roots)
+    # The bot's own folder inside a hidden one (a ladder's bots/ folder) is shown again, and what is
+    # hidden inside it covered again. Nothing else is: a path its command names cannot undo a cover.
+    if any(_within(here, secret) and here != secret for secret in hidden):
+        options += ["--ro-bind", str(here), str(here), *_cover(every_hidden, [here])]
+    return options
+
+
+def _cover(hidden: list[Path], roots: list[Path]) -> list[str]:
+    """Cover each hidden path shown under one of ``roots``: an empty folder, or /dev/null for a file."""
+    options: list[str] = []
     for secret in hidden:
         if any(_within(secret, root) for root in roots):
             options += ["--perms", "0000", "--tmpfs", str(secret)] if secret.is_dir() else ["--ro-bind", "/dev/null", str(secret)]
-    # A path the bot needs that lies inside a hidden one (its folder inside the ladder's) is shown again.
-    for path in sorted({p for p in shown if p.exists()}):
-        if any(_within(path, secret) and path != secret for secret in hidden):
-            options += ["--ro-bind", str(path), str(path)]
     return options
 
 
 def _needed(argv: list[str], cwd: str | None) -> list[str]:
     """The bot's own paths: its folder, what its command names, its interpreter, this project."""
     base = Path(cwd or os.getcwd())
-    found = [str(base)]
+    found = [] if _is_home(base) else [str(base)]
     for part in argv:
         if "{port}" in part or "{socket}" in part:
             continue
@@ -414,7 +426,8 @@ def _needed(argv: list[str], cwd: str | None) -> list[str]:
             continue
         path = base / value
         if path.exists():
-            found.append(str(path if path.is_dir() else path.parent))
+            folder = path if path.is_dir() else path.parent
+            found.append(str(path if _is_home(folder.resolve()) else folder))
     program = shutil.which(argv[0], path=os.environ.get("PATH")) if argv else None
     if program is not None:
         found += [str(Path(program).parent), str(Path(program).resolve().parent)]
@@ -422,6 +435,11 @@ def _needed(argv: list[str], cwd: str | None) -> list[str]:
             # A Python bot needs its interpreter's prefixes and this project's packages (its imports).
             found += [sys.prefix, sys.base_prefix, str(Path(__file__).resolve().parents[1])]
     return found
+
+
+def _is_home(folder: Path) -> bool:
+    """A home folder is never shown whole (its keys and dotfiles): only what a command names in it."""
+    return folder in (Path.home(), Path("/root")) or folder.parent == Path("/home")
 
 
 def _outermost(paths) -> list[Path]:  # noqa: ANN001

@@ -325,3 +325,43 @@ def test_an_unconfined_bot_keeps_the_environment_but_not_the_deal_key(tmp_path, 
     report = play([random_, bad, random_, random_], tmp_path / "records", off, cwd=tmp_path)
     found = first_note(report.outcomes[0].record, BAD)
     assert (found["env:WARAQ_DEAL_KEY"], found["env:SOME_TOOLCHAIN_HOME"]) == ("blocked: absent", "done")
+
+
+def test_a_home_folder_is_never_shown_whole(tmp_path, monkeypatch):
+    """Run from a home folder, a bot sees only the files its command names there, not the keys beside them."""
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("PRIVATE KEY")
+    (home / "mybot.py").write_text(HOSTILE.read_text())
+    monkeypatch.setenv("HOME", str(home))
+    random_ = BotSpec.parse("random")
+    key = home / ".ssh" / "id_ed25519"
+    bad = BotSpec.parse(shlex.join([sys.executable, "mybot.py", "--read-hex", str(key).encode().hex()]) + " --unix {socket}")
+    report = play([random_, bad, random_, random_], home / "records", cwd=home)
+    outcome = report.outcomes[0]
+    assert (outcome.reason, outcome.faults) == ("score", []), outcome
+    assert first_note(outcome.record, BAD)[f"read:{key}"] == "blocked: ENOENT"
+
+
+def test_a_path_the_command_names_cannot_undo_a_hidden_folder(tmp_path):
+    """A bot command naming a folder inside the hidden records (as a stranger's README might ask)
+    still finds it covered; the bot's own folder inside a hidden one is shown, its hidden parts not."""
+    arena = tmp_path / "arena"
+    records = arena / "records"
+    (records / "old").mkdir(parents=True)
+    (records / "old" / "hokm-9.jsonl").write_text('{"type":"match"}\n')
+    own = arena / "bots" / "mine"
+    (own / "private").mkdir(parents=True)
+    (own / "private" / "secret.txt").write_text("hidden inside the bot's folder")
+    (own / "weights.txt").write_text("the bot's own data")
+    random_ = BotSpec.parse("random")
+    bad = hostile(
+        "--read", str(records / "old" / "hokm-9.jsonl"), "--read", str(own / "weights.txt"),
+        "--read-hex", str(own / "private" / "secret.txt").encode().hex(),
+    )  # fmt: skip
+    confinement = sandbox.Config(mode=sandbox.Isolation.ON, hidden=(arena / "bots", own / "private"))
+    report = play([random_, bad, random_, random_], records, confinement, cwd=own)
+    found = first_note(report.outcomes[0].record, BAD)
+    assert found[f"read:{records / 'old' / 'hokm-9.jsonl'}"].startswith("blocked")
+    assert found[f"read:{own / 'weights.txt'}"] == "done"
+    assert found[f"read:{own / 'private' / 'secret.txt'}"].startswith("blocked")

@@ -151,7 +151,7 @@ _kept: list[Any] = []
 
 def attacks(args: argparse.Namespace) -> dict[str, str]:
     found: dict[str, str] = {}
-    for path in args.read:
+    for path in [*args.read, *args.read_hex]:
         found[f"read:{path}"] = read(path)
     for path in args.write:
         found[f"write:{path}"] = write(path)
@@ -197,6 +197,8 @@ def main(argv: list[str] | None = None) -> int:
     listen.add_argument("--port", type=int)
     listen.add_argument("--unix")
     parser.add_argument("--read", action="append", default=[])
+    # The same, for a path given in hex: a path the command names is one the referee shows the bot.
+    parser.add_argument("--read-hex", action="append", type=lambda h: bytes.fromhex(h).decode(), default=[])
     parser.add_argument("--write", action="append", default=[])
     parser.add_argument("--stop", action="append", type=int, default=[])
     parser.add_argument("--connect", action="append", type=int, default=[])
