@@ -57,7 +57,7 @@ from dataclasses import dataclass  # noqa: E402
 import grpc  # noqa: E402
 from waraq.v1 import bot_pb2 as pb  # noqa: E402
 
-from referee import wire  # noqa: E402
+from referee import sandbox, wire  # noqa: E402
 from referee.bots import BotSpec, Endpoint  # noqa: E402
 from referee.games.hokm import GAME, HokmState, action_from_json, dealer_from_events  # noqa: E402
 from referee.games.hokm_rules import PRESETS  # noqa: E402
@@ -84,7 +84,13 @@ class Bots:
 
     def __init__(self, command: str, log_dir: Path) -> None:
         spec = BotSpec("command", command)
-        self.endpoints = [Endpoint(spec, startup_ms=TIME.startup_ms, log_dir=log_dir) for _ in range(SEATS)]
+        # Unconfined: this measures the referee against the transport's ceiling, both over the
+        # same loopback ports; a sandboxed {port} bot adds socat's hop (bench/sandbox.py), and
+        # cpu_s reads each bot's own process.
+        unconfined = sandbox.Config(mode=sandbox.Isolation.OFF)
+        self.endpoints = [
+            Endpoint(spec, startup_ms=TIME.startup_ms, log_dir=log_dir, confinement=unconfined) for _ in range(SEATS)
+        ]
 
     async def start(self) -> None:
         await asyncio.gather(*(e.start() for e in self.endpoints))
