@@ -1,7 +1,7 @@
 """The ``waraq`` command: parses options, calls library functions, prints.
 
     waraq match --bots random heuristic [--game hokm|hand] [--rules R] [--games N] [--seed S]
-                [--record DIR] [--concurrency K] [--policy forfeit|substitute]
+                [--record DIR] [--concurrency K] [--policy forfeit|substitute] [--deal-key KEY]
     waraq bot serve random|heuristic [--port N]
     waraq play [--game hokm|hand] [--rules PRESET|FILE.toml] [--seed S] [--tricks]
     waraq rules [--game hokm|hand] [PRESET|FILE.toml]
@@ -35,7 +35,7 @@ from referee.games.options import RulesError
 from referee.bots import BUILTIN, BotSpec
 from referee.inprocess import play_match
 from referee.match import POLICIES, MatchOutcome, TimeControl
-from referee import replay_cli
+from referee import replay_cli, secret_deals
 from referee.runner import RunConfig, run
 from sample_bots import server
 from sample_bots.random_player import RandomPlayer
@@ -67,7 +67,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     _game_option(match)
     match.add_argument("--rules", default="classic", help=RULES_HELP)
     match.add_argument("--games", type=int, default=1, help="matches to play (default 1)")
-    match.add_argument("--seed", type=int, default=1, help="seed of the first match; match i uses seed+i")
+    match.add_argument(
+        "--seed",
+        type=int,
+        default=1,
+        help="seed of the first match; match i uses seed+i. With the same deal key the same seed "
+        "deals the same decks; without it the seed predicts nothing",
+    )
     match.add_argument("--record", type=Path, default=Path("records"), help="folder for the records (default records/)")
     match.add_argument("--gzip", action="store_true", help="write .jsonl.gz records")
     match.add_argument("--concurrency", type=int, default=1, help="matches played at once (default 1)")
@@ -75,9 +81,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     match.add_argument("--max-faults", type=int, default=3, help="substitute: faults that still forfeit (default 3)")
     match.add_argument(
         "--deal-key",
-        default=os.environ.get("WARAQ_DEAL_KEY", ""),
-        help="a secret mixed into every shuffle, so bots cannot rebuild the deals from the seed "
-        "(default: $WARAQ_DEAL_KEY, else none)",
+        metavar="KEY",
+        help=f"the secret the decks are shuffled under, to play a run's deals again (default: "
+        f"${secret_deals.ENVIRONMENT}, else a fresh key, printed when the run is over); bots must never "
+        "learn it, and every process can read a command line: prefer the variable",
     )
     match.add_argument("--decision-ms", type=float, default=TimeControl.decision_ms, help="per-decision deadline")
     match.add_argument("--bank-ms", type=float, default=TimeControl.bank_ms, help="per-match time bank")
@@ -262,6 +269,9 @@ def _print_tricks(console: Console, state: HokmState) -> None:
 
 def _match(console: Console, args: argparse.Namespace) -> int:
     rules = registry.load_rules(args.game, args.rules)
+    given = args.deal_key or os.environ.get(secret_deals.ENVIRONMENT, "")
+    os.environ.pop(secret_deals.ENVIRONMENT, None)  # launched bots inherit the environment: not this
+    key = given or secret_deals.new_key()
     specs = [BotSpec.parse(b) for b in args.bots]
     per_seat = [specs[i % len(specs)] for i in range(rules.players)]
     config = RunConfig(
@@ -275,11 +285,11 @@ def _match(console: Console, args: argparse.Namespace) -> int:
         time_control=TimeControl(args.decision_ms, args.bank_ms, args.startup_ms),
         record_dir=args.record,
         gzip=args.gzip,
-        deal_key=args.deal_key,
+        deal_key=key,
     )
     console.print(
         f"{args.game.capitalize()}, {rules.players} players ({args.rules}), "
-        f"{args.games} match(es) from seed {args.seed}, "
+        f"{args.games} match(es) from seed {args.seed} under {'the deal key given' if given else 'a fresh deal key'}, "
         f"policy {args.policy}: " + ", ".join(f"seat {i} {spec}" for i, spec in enumerate(per_seat)),
         highlight=False,
         soft_wrap=True,
@@ -288,7 +298,12 @@ def _match(console: Console, args: argparse.Namespace) -> int:
         TextColumn("matches"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
     ) as progress:
         task = progress.add_task("matches", total=args.games)
-        report = asyncio.run(run(config, on_outcome=lambda _: progress.advance(task)))
+        try:
+            report = asyncio.run(run(config, on_outcome=lambda _: progress.advance(task)))
+        except BaseException:  # interrupted: the matches played so far can be played again too
+            if not given:
+                _tell_deal_key(console, args.seed, key)
+            raise
     for endpoint in report.bots:
         if endpoint.failure is not None:
             console.print(f"[red]bot {endpoint.spec} failed to start:[/red] {endpoint.failure.detail}", soft_wrap=True)
@@ -301,7 +316,20 @@ def _match(console: Console, args: argparse.Namespace) -> int:
             soft_wrap=True,
         )
     console.print(f"records in {args.record}/", highlight=False)
+    if not given:
+        _tell_deal_key(console, args.seed, key)
     return 0
+
+
+def _tell_deal_key(console: Console, seed: int, key: str) -> None:
+    """How to play a run's deals again. Told only once no match is in play: a bot must never
+    learn the key, and a run's output may go where a bot can read it."""
+    console.print(
+        f"to play the same deals again, run the same command with --seed {seed} and {secret_deals.ENVIRONMENT}={key}"
+        " in its environment (keep the key from bots while any match may be played under it: docs/security.md)",
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def _results_table(rules: Any, outcomes: list[MatchOutcome], bots: list[str]) -> Table:

@@ -3,7 +3,8 @@
 Each distinct bot is made ready once and serves all its seats in every
 match; matches run concurrently up to ``concurrency``. Match ``i`` of a run
 with seed ``S`` is played with seed ``S + i``, so any match can be played
-again alone (with the same deal key). A referee bug in one match aborts that
+again alone with the same deal key (the seed alone predicts nothing when there
+is one: :mod:`referee.secret_deals`). A referee bug in one match aborts that
 match only.
 """
 
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from referee import secret_deals
 from referee.bots import BotSpec, Endpoint
 from referee.games.registry import game_of_rules
 from referee.match import MatchConfig, MatchOutcome, TimeControl, run_match
@@ -35,7 +37,7 @@ class RunConfig:
     time_control: TimeControl = TimeControl()
     record_dir: Path | None = None
     gzip: bool = False
-    deal_key: str = ""  # see MatchConfig.deal_key
+    deal_key: str = ""  # see MatchConfig.deal_key; `waraq match` gives a fresh one unless told one
 
     def __post_init__(self) -> None:
         if len(self.bots) != self.rules.players:
@@ -51,13 +53,17 @@ class RunReport:
 
 
 def match_id(seed: int, deal_key: str = "") -> str:
-    """The id the bots see: the same for the same seed and key, and not the seed.
+    """The id the bots see: the same for the same seed and key, and nothing else.
 
-    Bots get it in every message (the sample bots seed their own choices
-    from it), so it must not hand them the seed, from which the decks follow.
-    With a deal key it cannot be traced back to the seed at all.
+    Bots get it in every message (the sample bots seed their own choices from
+    it). With a deal key it is opaque (:func:`referee.secret_deals.match_id`).
+    Without one it is a hash of the seed, which a bot can search; but then the
+    decks follow from the seed anyway, so keyless runs are for bots one trusts
+    (tests play the same matches in-process under these ids).
     """
-    return "m-" + hashlib.sha256(f"waraq-match/{deal_key}/{seed}".encode()).hexdigest()[:16]
+    if deal_key:
+        return secret_deals.match_id(deal_key, f"match/{seed}")
+    return "m-" + hashlib.sha256(f"waraq-match//{seed}".encode()).hexdigest()[:16]
 
 
 def record_name(seed: int, game: str = "hokm") -> str:
