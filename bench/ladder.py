@@ -74,7 +74,8 @@ def load_grpc_bench():  # noqa: ANN201 - the module bench/grpc.py, under another
 
 
 def make_ladder(path: Path, seed: int, duplicate: bool, bots: dict[str, str] = BOTS) -> Path:
-    folder.init(path, RULES, seed=seed, duplicate=duplicate)
+    # A key of the seed's own: the ladders of one seed, with and without duplicates, deal alike.
+    folder.init(path, RULES, seed=seed, duplicate=duplicate, deal_key=f"bench-{seed}")
     with folder.open_ladder(path) as ladder:
         for name, spec in bots.items():
             folder.add(ladder, name, spec, check=False)

@@ -28,7 +28,7 @@ from rich.live import Live
 from referee.games import registry
 from referee.games.options import RulesError
 
-from ladder import board, folder, ledger
+from ladder import board, folder, key_file, ledger
 from ladder.config import PARTNERS, ConfigError
 from ladder.live import LiveView, duration
 from ladder.ratings import environment, neighbour_confidence, Rating
@@ -114,7 +114,8 @@ def _init(args: argparse.Namespace, console: Console) -> int:
     )
     console.print(
         f"made ladder {path}: {describe(rules)}; "
-        f"{'duplicate deals' if not args.no_duplicates else 'no duplicate deals'}. "
+        f"{'duplicate deals' if not args.no_duplicates else 'no duplicate deals'}; "
+        f"its decks are drawn under the secret in {path / key_file.KEY_FILE}: keep it private. "
         f"Next: `waraq ladder add NAME SPEC -C {path}`, then `waraq ladder run -C {path}`",
         highlight=False,
         soft_wrap=True,

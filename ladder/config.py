@@ -4,6 +4,7 @@ A ladder is a folder::
 
     ladder.toml      this file: game, rules, time control, faults, matchmaking, the bots
     ladder.sqlite    every match planned and played, its result and the ratings (store.py)
+    ladder.key       the secret the decks and match ids are drawn under, mode 0600 (key_file.py)
     records/         one match record per match (RECORDS.md)
 
 Every key is checked on reading, and a bad one is named with its table, its

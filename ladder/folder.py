@@ -19,6 +19,7 @@ from typing import IO, Any
 
 from ladder import bots as launch
 from ladder import config as cfg
+from ladder import key_file
 from ladder.config import Bot, ConfigError, LadderConfig, Matchmaking
 from ladder.store import ACTIVE, REMOVED, RETIRED, SUSPENDED, Entry, Store
 
@@ -53,10 +54,13 @@ def init(
     seed: int | None = None,
     duplicate: bool = True,
     partners: str = "mixed",
+    deal_key: str | None = None,
 ) -> Path:
-    """Make a ladder folder: ladder.toml, an empty ladder.sqlite, records/.
+    """Make a ladder folder: ladder.toml, an empty ladder.sqlite, records/, ladder.key.
 
     ``rules`` are any game's (HokmRules, HandRules): the ladder plays their game.
+    ``deal_key`` is the secret its decks are drawn under (:mod:`ladder.key_file`):
+    a fresh one unless given (two ladders of one seed and key play the same matches).
     """
     folder = Path(folder)
     if (folder / cfg.CONFIG).exists() or (folder / cfg.DATABASE).exists():
@@ -72,6 +76,7 @@ def init(
     folder.mkdir(parents=True, exist_ok=True)
     (folder / cfg.RECORDS).mkdir(exist_ok=True)
     Store.create(folder / cfg.DATABASE).close()
+    key_file.create(folder, deal_key)
     cfg.save(folder, config)
     return folder
 

@@ -43,7 +43,9 @@ from ladder.store import (
     Store,
 )
 
-DEALS_PER_SEED = 1_000_000  # a deal's seed is ladder seed × this + deal number
+# A deal's seed is ladder seed × this + deal number: public, so its decks come from it and the
+# ladder's secret key together (ladder/key_file.py).
+DEALS_PER_SEED = 1_000_000
 
 
 @dataclass(frozen=True)

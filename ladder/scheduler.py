@@ -5,7 +5,9 @@ are planned and not yet played first (those a killed run left in flight: the
 same seed and seats, the record written again), then asks the ledger for the
 next batch. Each result is stored and rated in one transaction as it comes
 back. A bot whose process died is started again before the next match; one
-that cannot be started is suspended and the others play on.
+that cannot be started is suspended and the others play on. Every match is
+dealt under the ladder's deal key, and its id is made from it too
+(ladder/key_file.py).
 
 Ctrl-C (or SIGTERM) once: no new match starts and those in flight finish.
 Twice: those in flight are dropped; they stay planned and the next run plays
@@ -23,12 +25,13 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from referee import secret_deals
 from referee.bots import Endpoint
 from referee.match import MatchConfig, run_match
 from referee.records import RecordWriter
 
 from ladder import bots as launch
-from ladder import ledger
+from ladder import key_file, ledger
 from ladder.config import Bot, LadderConfig
 from ladder.ratings import environment
 from ladder.store import ACTIVE, PLANNED, REMOVED, RETIRED, SUSPENDED, Entry, FaultRow, Outcome, Planned, Store
@@ -88,6 +91,12 @@ class Scheduler:
         self.uses: dict[asyncio.Task, list[Endpoint]] = {}
         self.tasks: dict[asyncio.Task, Planned] = {}
         self.wake = asyncio.Event()
+        self.deal_key, made = key_file.ensure(folder)
+        if made:
+            self.note(
+                f"this ladder had no deal key: made {folder / key_file.KEY_FILE}, and every match from now on "
+                "is dealt under it (docs/security.md)"
+            )
 
     # -- bots ------------------------------------------------------------------------------
 
@@ -197,10 +206,11 @@ class Scheduler:
         match = MatchConfig(
             config.rules,
             planned.seed,
-            planned.match_id,
+            secret_deals.match_id(self.deal_key, f"ladder/{planned.id}"),
             config.time_control,
             config.faults.policy,
             config.faults.max_faults,
+            self.deal_key,
         )
         seats = [self._seat(bot) for bot in planned.seats]
         began = time.perf_counter()

@@ -137,11 +137,7 @@ class Planned:
     position: int
     seed: int
     seats: tuple[int, ...]  # entry ids, by seat
-    record: str
-
-    @property
-    def match_id(self) -> str:
-        return f"ladder-{self.id}"
+    record: str  # the bots' match id is made from the id and the ladder's key (scheduler)
 
 
 @dataclass(frozen=True)

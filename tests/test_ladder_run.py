@@ -37,6 +37,7 @@ MISBEHAVING = Path(__file__).parent / "bots" / "misbehaving.py"
 FOUR_BOTS = {"random": "random", "heuristic": "heuristic", "r2": RANDOM_COMMAND, "r3": RANDOM_COMMAND}
 SHORT = PRESETS["classic"].replace(target_score=1)
 TIMES = ("planned_at", "finished_at", "seconds")
+DEAL_KEY = "test-ladder-run-deal-key"
 
 
 def waraq(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
@@ -64,7 +65,8 @@ def _env() -> dict[str, str]:
 
 
 def make(path: Path, bots: dict[str, str], rules=SHORT, seed: int = 5, **options) -> Path:
-    folder.init(path, rules, seed=seed, **options)
+    # One deal key for every ladder here, so that two ladders of one seed play the same matches.
+    folder.init(path, rules, seed=seed, deal_key=DEAL_KEY, **options)
     with folder.open_ladder(path) as ladder:
         for name, spec in bots.items():
             folder.add(ladder, name, spec, check=False)  # identities are read at the first run
