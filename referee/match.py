@@ -4,6 +4,20 @@ Every way a match can end is a typed :class:`MatchOutcome` (a score, a bam,
 a forfeit with the faulty seats); nothing a bot does escapes as an
 exception. The record is written event by event as the match is played.
 
+The fault policy: under ``forfeit`` a seat's first fault loses the match for
+its side. Under ``substitute`` the referee plays a random legal action in
+its place and counts the fault (a ``fault`` event with ``substituted``, then
+the ``decision`` played), and the fault that reaches ``max_faults`` forfeits.
+But a seat that is *lost* (:attr:`~referee.seats.Fault.lost`: its stream
+timed out, broke or closed, sent bytes that are no message, or was cut for a
+message over the size limit) forfeits at once under either policy, charged
+with that one fault: it cannot be asked again, and playing on for it would
+charge one cause again at every later decision (records written before this
+rule hold such faults, "seat already lost", which replay still reads). So a record's fault without ``substituted`` is always the last
+event before the forfeit's ``result``; a fault at a seat's opening (its
+Hello does not declare the match, its stream cannot be opened) forfeits
+before the first decision.
+
 The runner knows no game: the rules name theirs (:mod:`referee.games.registry`),
 whose engine deals, checks, substitutes (``state.random_action``) and spells
 the events; the seats ask whichever game's questions.
@@ -181,7 +195,7 @@ class _Run:
                 # else an illegal reply: the record keeps the time its bank was charged
                 # for, so that replay rebuilds the bank from the record exactly.
                 fault = problem if isinstance(problem, Fault) else Fault(FaultKind.ILLEGAL, str(problem))
-                if config.policy == "forfeit" or self.fault_count[seat] + 1 >= config.max_faults:
+                if config.policy == "forfeit" or fault.lost or self.fault_count[seat] + 1 >= config.max_faults:
                     self.fault(seat, fault)
                     return self.forfeit([seat])
                 answer = Answer(state.random_action(self.substitutes))

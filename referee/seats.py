@@ -41,10 +41,11 @@ class FaultKind(StrEnum):
 class Fault(Exception):
     """A seat misbehaved; ``detail`` says how, for a person reading the record.
 
-    ``lost``: the seat cannot be asked again, because its stream is gone (no reply
-    in time, a broken or closed stream, a message too big to read) and a late
-    reply on it would be taken for the next answer. The match forfeits a lost
-    seat whatever its policy (:mod:`referee.match`).
+    ``lost``: the seat cannot be asked again, because its stream is gone or out
+    of step (no reply in time, a broken or closed stream, a message too big to
+    read, bytes that are no message) and what comes next on it would be taken
+    for the next answer. The match forfeits a lost seat whatever its policy
+    (:mod:`referee.match`).
     """
 
     def __init__(self, kind: FaultKind, detail: str, *, lost: bool = False) -> None:
@@ -176,7 +177,12 @@ class RemoteSeat:
             self._waiter = None
         if message is grpc.aio.EOF:
             raise self._die(FaultKind.CRASH, await self._why("the bot closed the stream before replying"))
-        return _answer(question, message, self._unread)
+        try:
+            return _answer(question, message, self._unread)
+        except Fault as fault:  # (a try costs nothing until it catches)
+            if fault.lost:
+                self._lose(fault)
+            raise
 
     # -- the clock ------------------------------------------------------------------------
     #
@@ -233,13 +239,16 @@ class RemoteSeat:
         return f"{cause} ({detail})" if cause else detail
 
     def _die(self, kind: FaultKind, detail: str) -> Fault:
-        # A stream that timed out or broke cannot be trusted again: a late reply
-        # would be taken for the next answer. The seat is lost.
-        self._dead = Fault(kind, detail, lost=True)
+        return self._lose(Fault(kind, detail, lost=True))
+
+    def _lose(self, fault: Fault) -> Fault:
+        # A stream that timed out, broke or fell out of step cannot be trusted again: a
+        # late reply would be taken for the next answer. The seat is lost.
+        self._dead = fault
         self._stop_clock()
         if self._call is not None:
             self._call.cancel()
-        return self._dead
+        return fault
 
 
 _BOT = pb.DESCRIPTOR.services_by_name["Bot"]
@@ -270,7 +279,9 @@ class Unreadable:
 
     gRPC would give None for them (and log a traceback); this marker has no
     body, as a message with nothing set has none, so it is read as any message
-    that is not a reply, and :func:`_answer` says what it was.
+    that is not a reply, and :func:`_answer` says what it was. Its fault loses
+    the seat: after bytes that are no message (a length prefix that lied, say)
+    the stream's next bytes cannot be trusted to be the next message.
     """
 
     __slots__ = ("size", "error")
@@ -314,7 +325,8 @@ def _answer(question: Question, message: pb.BotMessage, unread: set[int]) -> Ans
     """
     if message.WhichOneof("body") != "reply":
         if type(message) is Unreadable:
-            raise Fault(FaultKind.MALFORMED, f"the bot sent {message.size} bytes that are no BotMessage ({message.error})")
+            detail = f"the bot sent {message.size} bytes that are no BotMessage ({message.error})"
+            raise Fault(FaultKind.MALFORMED, detail, lost=True)
         raise Fault(FaultKind.MALFORMED, "the bot sent a message that is not a reply")
     reply = message.reply
     if reply.seq != question.seq:

@@ -11,8 +11,11 @@ where their records are, with every request each seat received:
   malformed reply: the record has faults, substitutes and a bank going down;
 * ``forfeit``: the ``scripted`` bot with an illegal reply under ``forfeit``;
 * ``timeout``: the ``scripted`` bot, policy ``substitute``, seat 0 never answers its
-  3rd request: the seat is lost, its next two requests are never sent (each a
-  fault, the action substituted), and its third fault forfeits the match.
+  3rd request: the seat is lost, and forfeits at once;
+* ``lost_before``: the same loss in a record as the referee wrote them before a
+  lost seat forfeited at once (in-process seats, :class:`LostBefore`): its next
+  two requests are never sent (each a fault, the action substituted), and its
+  third fault forfeits the match.
 
 :func:`hand_worked` writes a record of a deal worked by hand (see its docstring);
 :func:`render` and :func:`waraq` show what a reader of the text would see.
@@ -41,9 +44,10 @@ from referee.cards import CARD_NAMES
 from referee.games.dealers import FixedDealer, ace_draw_for
 from referee.games.hokm import HokmState, HokmView, stack_deck
 from referee.games.hokm_rules import PRESETS, HokmRules
-from referee.match import TimeControl
+from referee.match import MatchConfig, TimeControl, run_match
 from referee.records import FORMAT, RecordWriter
 from referee.runner import RunConfig, run
+from referee.seats import Answer, Fault, FaultKind, InProcessSeat, Question
 from sample_bots.random_player import RandomPlayer
 from sample_bots.server import PlayerBot, builtin_players, start_server
 
@@ -65,7 +69,12 @@ class ScriptedBot(bot_pb2_grpc.BotServicer):
     received: dict[tuple[str, int], list[pb.DecisionRequest]] = field(default_factory=lambda: defaultdict(list))
 
     async def Hello(self, request: pb.HelloRequest, context: Any) -> pb.HelloReply:
-        return pb.HelloReply(name="scripted", version="t1", protocol_version=wire.PROTOCOL_VERSION)
+        return pb.HelloReply(
+            name="scripted",
+            version="t1",
+            games=[pb.GameSupport(game="hokm", players=[2, 3, 4])],
+            protocol_version=wire.PROTOCOL_VERSION,
+        )
 
     async def Play(self, requests: AsyncIterator[pb.RefereeMessage], context: Any) -> AsyncIterator[pb.BotMessage]:
         player, seat, match = None, 0, ""
@@ -152,11 +161,41 @@ async def _play_all(root: Path) -> Played:
                 time_control=TimeControl(decision_ms=50, bank_ms=200), record_dir=root / "timeout",
             ),
         ]
-        await asyncio.gather(*(run(config) for config in configs))
+        await asyncio.gather(*(run(config) for config in configs), _lost_before(root / "lost_before"))
     finally:
         for server in servers:
             await server.stop(None)
     return Played(root, {**scripted.received, **forfeiting.received, **hanging.received})
+
+
+class LostBefore:
+    """Seat 0 as a lost seat was played before it forfeited at once: its 3rd request timed out,
+    and each later one faulted at once, "seat already lost", without losing the seat, so that
+    ``substitute`` played for it until ``max_faults``. Replay still reads records of those days."""
+
+    bot, version = "lost-before", "t1"
+
+    async def open(self, start: pb.MatchStart) -> None:
+        self._player = RandomPlayer(f"{start.match_id}/{start.seat}")
+
+    async def ask(self, question: Question) -> Answer:
+        timeout = "no reply within 250 ms (deadline + bank)"
+        if question.seq >= 3:
+            raise Fault(FaultKind.TIMEOUT, timeout if question.seq == 3 else f"seat already lost: {timeout}")
+        return Answer(self._player(question.view))
+
+    async def finish(self, end: pb.MatchEnd | None) -> None:
+        return None
+
+
+async def _lost_before(folder: Path) -> None:
+    folder.mkdir()
+    players = [InProcessSeat(lambda match, seat: RandomPlayer(f"{match}/{seat}"), "random") for _ in range(3)]
+    config = MatchConfig(
+        HokmRules(target_score=1), 11, "m-lost-before", TimeControl(decision_ms=50, bank_ms=200), "substitute"
+    )
+    with RecordWriter(folder / "hokm-11.jsonl") as record:
+        await run_match(config, [LostBefore(), *players], record)
 
 
 # -- a deal worked by hand --------------------------------------------------------

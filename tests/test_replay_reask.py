@@ -59,8 +59,7 @@ def test_rebuilt_requests_are_the_ones_each_seat_received(records, name):
     (not charged) reply and a 5 ms deadline, so seq numbering and the time bank
     must be rebuilt across faults and overruns; the bank to within the record's
     0.001 ms rounding of each ``ms`` (a seat overran at most 40 times here).
-    "timeout" has a seat lost to a reply that never came: the requests the
-    referee then put to it were never sent.
+    "timeout" has a seat lost to a reply that never came: the match ends on it.
     """
     replay = load(records.records(name)[0])
     assert replay.ok
@@ -75,9 +74,20 @@ def test_rebuilt_requests_are_the_ones_each_seat_received(records, name):
     if name == "faults":
         assert min(step.bank_ms for step in replay.steps) < 20_000  # overruns were charged
     if name == "timeout":
-        lost = [(s.seat, s.seq, s.fault["kind"]) for s in replay.steps if not s.sent]
-        assert lost == [(0, 4, "TIMEOUT"), (0, 5, "TIMEOUT")]
+        assert sent == replay.steps  # the loss forfeits at once: no request goes unsent
+        last = replay.steps[-1]
+        assert (last.seat, last.seq, last.fault["kind"], last.action) == (0, 3, "TIMEOUT", None)
         assert replay.result["reason"] == "forfeit" and replay.result["faulty"] == [0]
+
+
+def test_a_lost_seat_played_for_as_records_once_had_it_marks_its_later_requests_not_sent(records):
+    """Before a lost seat forfeited at once, substitute played for it: the record holds its
+    later questions, each faulted at once and substituted, and the seat was never sent them."""
+    replay = load(records.records("lost_before")[0])
+    assert replay.ok, replay.problem
+    mine = [(s.seq, s.fault["kind"] if s.fault else None, s.sent) for s in replay.steps if s.seat == 0]
+    assert mine == [(1, None, True), (2, None, True), (3, "TIMEOUT", True), (4, "TIMEOUT", False), (5, "TIMEOUT", False)]
+    assert replay.steps[-1].action is None and replay.result["faulty"] == [0]
 
 
 def test_the_json_lines_are_the_requests_in_protobuf_json(records):

@@ -159,7 +159,7 @@ Played: KH   (0.5 ms, seq 2, bank 60000 ms)"""
 
 
 def test_every_rendered_line_fits_in_80_columns(records):
-    for path in [*records.records("clean"), *records.records("two"), *records.records("faults"), *records.records("timeout")]:
+    for path in [p for name in ("clean", "two", "faults", "timeout", "lost_before") for p in records.records(name)]:
         replay = load(path)
         step = replay.steps[min(40, len(replay.steps) - 1)]
         for text in (render(MatchText(replay)), render(MatchText(replay, seat=1)), render(StepScreen(replay, step))):

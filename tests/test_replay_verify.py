@@ -35,9 +35,10 @@ def index_of(events, kind: str) -> int:
 
 
 def test_every_record_the_referee_wrote_verifies(records, tmp_path):
-    paths = [p for name in ("clean", "two", "three", "faults", "forfeit", "timeout") for p in records.records(name)]
+    names = ("clean", "two", "three", "faults", "forfeit", "timeout", "lost_before")
+    paths = [p for name in names for p in records.records(name)]
     verdicts = list(verify([*paths, hand_worked(tmp_path / "hand.jsonl")]))
-    assert [v.status for v in verdicts] == ["ok"] * 8, [v.problem for v in verdicts]
+    assert [v.status for v in verdicts] == ["ok"] * 9, [v.problem for v in verdicts]
 
 
 # -- corrupt -------------------------------------------------------------------------------
