@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.text import Text
 
 from referee import sandbox
+from referee.arguments import milliseconds, print_error
 from referee.bots import BotSpec, Endpoint
 from referee.match import TimeControl
 from referee.reask import reask_all
@@ -70,7 +70,7 @@ def register(commands: Any) -> None:
                         "list where it decides differently; exit status 0 when it agrees on all")
     replay.add_argument("--verify", action="store_true",
                         help="re-play each record and check every line; the exit status is the number that fail")
-    replay.add_argument("--startup-ms", type=float, default=TimeControl.startup_ms, help="--ask: start-up deadline")
+    replay.add_argument("--startup-ms", type=milliseconds, default=TimeControl.startup_ms, help="--ask: start-up deadline")
     replay.set_defaults(run_command=run)
 
 
@@ -79,37 +79,36 @@ def run(args: argparse.Namespace, console: Console) -> int:
         console = Console(color_system=None, highlight=False)
     else:
         console = Console(highlight=False)
-    errors = Console(stderr=True, highlight=False, soft_wrap=True)
     modes = [name for name in ("step", "json", "ask", "verify") if getattr(args, name)]
     if len(modes) > 1:
-        return _usage(errors, f"--{modes[0]} and --{modes[1]} do not go together")
+        return _usage(f"--{modes[0]} and --{modes[1]} do not go together")
     if (args.ask or args.verify) and (args.round is not None or args.trick is not None):
-        return _usage(errors, "--round and --trick are for showing one record, not with --ask or --verify")
+        return _usage("--round and --trick are for showing one record, not with --ask or --verify")
     if args.verify:
         return _verify(console, args.records)
     if args.ask:
-        return asyncio.run(_ask(console, errors, args))
+        return asyncio.run(_ask(console, args))
     if len(args.records) != 1 or args.records[0].is_dir():
-        return _usage(errors, "give one record to show (folders and several records work with --ask and --verify)")
+        return _usage("give one record to show (folders and several records work with --ask and --verify)")
     if args.seat and len(args.seat) > 1:
-        return _usage(errors, "--seat once: the match is shown as one seat saw it")
+        return _usage("--seat once: the match is shown as one seat saw it")
     if args.trick is not None and args.round is None:
-        return _usage(errors, "--trick needs --round")
+        return _usage("--trick needs --round")
     replay = load(args.records[0])
     if replay.rules is None or replay.initial is None:
-        _error(errors, f"{replay.path}: {replay.status}: {replay.problem}")
+        print_error(f"{replay.path}: {replay.status}: {replay.problem}")
         return 1
     if args.trick is not None and replay.game != "hokm":
-        return _usage(errors, f"--trick is for Hokm: a {replay.game} record has no tricks (--round R shows a round)")
+        return _usage(f"--trick is for Hokm: a {replay.game} record has no tricks (--round R shows a round)")
     seat = args.seat[0] if args.seat else None
     if seat is not None and not 0 <= seat < replay.players:
-        return _usage(errors, f"no seat {seat} in a {replay.players}-player match (seats 0-{replay.players - 1})")
+        return _usage(f"no seat {seat} in a {replay.players}-player match (seats 0-{replay.players - 1})")
     rounds = sorted({s.round for s in replay.steps})
     if args.round is not None and args.round not in rounds:
         has = f"rounds {rounds[0]}-{rounds[-1]}" if len(rounds) > 1 else f"round {rounds[0]}" if rounds else "no round"
-        return _usage(errors, f"no round {args.round} in this record: it has {has}")
+        return _usage(f"no round {args.round} in this record: it has {has}")
     if args.trick is not None and not any(s.round == args.round and s.trick == args.trick for s in replay.steps):
-        return _usage(errors, f"no trick {args.trick} in round {args.round}")
+        return _usage(f"no trick {args.trick} in round {args.round}")
     try:
         if args.json:
             _json(replay, _chosen(replay, seat, args.round, args.trick))
@@ -121,7 +120,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     if not replay.ok:
-        errors.print(f"{replay.path}: {replay.status}: {replay.problem}", markup=False)
+        print_error(f"{replay.path}: {replay.status}: {replay.problem}")
         return 1
     return 0
 
@@ -143,13 +142,9 @@ def step_screen(replay: Replay, step: Step, seat: int | None) -> Any:
     return StepScreen(replay, step, seat)
 
 
-def _usage(errors: Console, message: str) -> int:
-    _error(errors, message)
+def _usage(message: str) -> int:
+    print_error(message)
     return 2
-
-
-def _error(errors: Console, message: str) -> None:
-    errors.print(Text.assemble(("error:", "red"), " ", message))
 
 
 def _chosen(replay: Replay, seat: int | None, round_: int | None, trick: int | None) -> list[Step]:
@@ -208,18 +203,18 @@ def _verify(console: Console, paths: list[Path]) -> int:
     return min(failed, MAX_STATUS)
 
 
-async def _ask(console: Console, errors: Console, args: argparse.Namespace) -> int:
+async def _ask(console: Console, args: argparse.Namespace) -> int:
     spec = BotSpec.parse(args.ask)
     paths = record_paths(args.records)
     if not paths:
-        return _usage(errors, "no records (*.jsonl, *.jsonl.gz) in " + ", ".join(map(str, args.records)))
+        return _usage("no records (*.jsonl, *.jsonl.gz) in " + ", ".join(map(str, args.records)))
     # The bot is asked each decision as its seat saw it: the records, which hold every hand, stay hidden.
     hidden = tuple({p.parent for p in paths} | {Path(r) for r in args.records})
     endpoint = Endpoint(spec, startup_ms=args.startup_ms, confinement=sandbox.Config(hidden=hidden))
     await endpoint.start()
     try:
         if endpoint.failure is not None:
-            _error(errors, f"bot {spec} could not be made ready: {endpoint.failure.detail}")
+            print_error(f"bot {spec} could not be made ready: {endpoint.failure.detail}")
             return 2
         results = await reask_all(
             endpoint, (load(p) for p in paths), args.seat, lambda r: console.print(ReaskRecord(r, endpoint.name), soft_wrap=True), keep=False
@@ -229,6 +224,6 @@ async def _ask(console: Console, errors: Console, args: argparse.Namespace) -> i
     if len(results) > 1:
         console.print(ReaskSummary(results, endpoint.name), soft_wrap=True)
     if not any(r.asked or r.unusable for r in results):
-        _error(errors, "nothing was asked: no record has a seat of this bot (choose seats with --seat)")
+        print_error("nothing was asked: no record has a seat of this bot (choose seats with --seat)")
         return 2
     return 0 if all(r.all_agree for r in results) else 1

@@ -205,13 +205,13 @@ def header_grid(replay: Replay, seat: int | None = None) -> Table:
         match.append("dealt with a secret key")
     if header.get("started"):
         match.append(f"started {header['started']}")
-    grid.add_row("Match", ", ".join(match))
+    grid.add_row("Match", Text(", ".join(match)))
     seats = []
     for entry in header.get("seats") or []:
         if isinstance(entry, dict):
             version = f" {entry['version']}" if entry.get("version") else ""
             seats.append(f"s{entry.get('seat')} {entry.get('bot', '?')}{version}")
-    grid.add_row("Seats", ", ".join(seats))
+    grid.add_row("Seats", Text(", ".join(seats)))
     rules = replay.rules
     if rules is not None:
         keys = " ".join(f"{k}={json.dumps(v)}" for k, v in rules.to_dict().items())
@@ -224,7 +224,7 @@ def header_grid(replay: Replay, seat: int | None = None) -> Table:
         grid.add_row("Clock", f"{_ms(tc.get('decision_ms'))} a decision, {_ms(tc.get('bank_ms'))} bank{policy}")
     if seat is not None:
         bot = replay.bots[seat] if seat < len(replay.bots) else "?"
-        grid.add_row("Seen by", f"s{seat} ({bot}): its own cards and what is public")
+        grid.add_row("Seen by", Text(f"s{seat} ({bot}): its own cards and what is public"))
     draw = next((e for e in replay.events[:3] if e.get("type") == "ace_draw"), None)
     if draw is not None:
         grid.add_row(

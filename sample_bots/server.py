@@ -20,8 +20,10 @@ import asyncio
 import importlib
 import importlib.metadata
 import signal
+import socket
 import sys
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -30,7 +32,7 @@ from grpc_reflection.v1alpha import reflection
 from waraq.v1 import bot_pb2 as pb
 from waraq.v1 import bot_pb2_grpc
 
-from referee import wire
+from referee import arguments, wire
 
 # (match id, seat, game) -> the player: a callable from a view to an action.
 PlayerFactory = Callable[[str, int, str], Callable[[Any], Any]]
@@ -119,9 +121,18 @@ def _by_game(name: str, classes: dict[str, str]) -> PlayerFactory:
     return make
 
 
+class BindError(RuntimeError):
+    """The address cannot be listened on: the message names it."""
+
+
 async def start_server(servicer: bot_pb2_grpc.BotServicer, address: str) -> tuple[grpc.aio.Server, int]:
-    """A started server for ``servicer`` on ``address`` (``host:port``, port 0 = any; or ``unix:path``)."""
-    server = grpc.aio.server()
+    """A started server for ``servicer`` on ``address`` (``host:port``, port 0 = any; or ``unix:path``).
+
+    Raises :class:`BindError` when the address is taken or cannot be had.
+    """
+    # Without SO_REUSEPORT (gRPC sets it by default): a second bot on a port in use is refused,
+    # instead of sharing the port with the first and getting half of its connections.
+    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
     bot_pb2_grpc.add_BotServicer_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -131,11 +142,34 @@ async def start_server(servicer: bot_pb2_grpc.BotServicer, address: str) -> tupl
         reflection.SERVICE_NAME,
     )
     reflection.enable_server_reflection(services, server)
-    port = server.add_insecure_port(address)
+    _check_free(address)
+    try:
+        port = server.add_insecure_port(address)
+    except RuntimeError:  # gRPC says only that it failed to bind (and logs why on stderr)
+        raise BindError(f"cannot listen on {address}") from None
     await server.start()
     for service in ("", services[0]):
         await health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
     return server, port
+
+
+def _check_free(address: str) -> None:
+    """Bind the address once ourselves, to say why it cannot be had: gRPC raises only "failed"."""
+    if address.startswith("unix:"):
+        folder = Path(address.removeprefix("unix:")).parent
+        if not folder.is_dir():
+            raise BindError(f"cannot listen on {address}: no folder {folder}")
+        return
+    host, _, port = address.rpartition(":")
+    host = host.strip("[]")
+    if port == "0":
+        return
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gRPC binds
+            probe.bind((host, int(port)))
+    except OSError as error:
+        raise BindError(f"cannot listen on {address}: {error.strerror or error}") from None
 
 
 async def serve(name: str, address: str) -> None:
@@ -160,14 +194,18 @@ async def serve_until_stopped(servicer: bot_pb2_grpc.BotServicer, address: str, 
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    parser = argparse.ArgumentParser(prog="waraq bot serve", description="Serve a built-in bot over gRPC.")
+    parser = arguments.Parser(prog="waraq bot serve", description="Serve a built-in bot over gRPC.")
     parser.add_argument("name", help="random or heuristic")
-    parser.add_argument("--port", type=int, default=0, help="TCP port on 127.0.0.1 (0: any free port)")
+    parser.add_argument("--port", type=arguments.port, default=0, help="TCP port on 127.0.0.1 (0: any free port)")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--unix", help="listen on this Unix socket path instead of TCP")
     args = parser.parse_args(argv)
     address = f"unix:{args.unix}" if args.unix else f"{args.host}:{args.port}"
-    asyncio.run(serve(args.name, address))
+    try:
+        asyncio.run(serve(args.name, address))
+    except BindError as error:
+        arguments.print_error(str(error))
+        return 1
     return 0
 
 

@@ -55,3 +55,38 @@ def test_it_serves_reflection_listing_the_bot_service(bot_address):
         replies = stub.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=10)
         services = {s.name for reply in replies for s in reply.list_services_response.service}
     assert "waraq.v1.Bot" in services
+
+
+# -- what `waraq bot serve` refuses ------------------------------------------------------------
+
+
+def serve(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([WARAQ, "bot", "serve", "random", *args], capture_output=True, text=True, timeout=30)
+
+
+@pytest.mark.parametrize("port", ["70000", "-1", "65536", "http"])
+def test_a_port_out_of_range_is_refused_before_anything_listens(port):
+    # 70000 used to listen on 4464 (taken modulo 65536) and -1 on 65535.
+    refused = serve("--port", port)
+    assert refused.returncode == 2 and not refused.stdout
+    assert f"argument --port: {port}" in refused.stderr or f"argument --port: {port!r}" in refused.stderr
+    assert "from 0 to 65535" in refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_a_port_in_use_is_refused_not_shared():
+    # gRPC binds with SO_REUSEPORT by default: a second bot on the same port used to serve beside the first.
+    first = subprocess.Popen(SERVERS["waraq bot serve random"], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        port = re.search(r"port (\d+)", first.stdout.readline()).group(1)
+        second = serve("--port", port)
+        assert second.returncode == 1 and not second.stdout
+        assert second.stderr.strip() == f"error: cannot listen on 127.0.0.1:{port}: Address already in use"
+    finally:
+        first.terminate()
+        first.wait(timeout=10)
+
+
+def test_a_socket_in_a_folder_that_does_not_exist_is_refused_naming_it(tmp_path):
+    refused = serve("--unix", str(tmp_path / "none" / "bot.sock"))
+    assert refused.returncode == 1
+    assert refused.stderr.strip() == f"error: cannot listen on unix:{tmp_path}/none/bot.sock: no folder {tmp_path}/none"

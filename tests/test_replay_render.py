@@ -12,6 +12,7 @@ hand against RULES.md.
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -338,3 +339,20 @@ def test_the_command_refuses_a_round_that_is_not_there(hand):
     run = waraq("replay", str(hand.path), "--round", "3")
     assert run.returncode == 2 and "no round 3 in this record: it has round 1" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_brackets_in_bot_names_and_notes_are_shown_as_they_are_not_read_as_markup(tmp_path):
+    # A bot names itself in Hello and writes its own notes: "[/]" used to stop rich with a
+    # MarkupError, and "[bold]" vanished.
+    path = hand_worked(tmp_path / "h.jsonl")
+    events = [json.loads(line) for line in path.read_text().splitlines()]
+    events[0]["seats"][1]["bot"] = "[/]"
+    events[0]["seats"][2]["bot"] = "[bold]b[/bold]"
+    first = next(e for e in events if e["type"] == "decision")
+    first["note"] = "[red]why[/red] [/x]"
+    write_events(path, events)
+    whole = waraq("replay", str(path))
+    assert whole.returncode == 0 and "Traceback" not in whole.stderr, whole.stderr
+    assert "s1 [/] 1.0, s2 [bold]b[/bold] 1.0" in whole.stdout and "[red]why[/red] [/x]" in whole.stdout
+    step = waraq("replay", str(path), "--step", stdin="q\n")  # the first decision, with its note
+    assert step.returncode == 0 and "Note: [red]why[/red] [/x]" in step.stdout, step.stderr
