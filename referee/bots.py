@@ -26,7 +26,7 @@ from waraq.v1 import bot_pb2 as pb
 from waraq.v1 import bot_pb2_grpc
 
 from referee import sandbox, wire
-from referee.seats import Fault, FaultKind, RemoteSeat
+from referee.seats import Fault, FaultKind, RemoteSeat, open_channel
 
 BUILTIN = ("random", "heuristic")
 STOP_GRACE_S = 3.0
@@ -112,7 +112,7 @@ class Endpoint:
         command = self.spec.command()
         if command is not None:
             await self._launch(command)
-        self._channel = grpc.aio.insecure_channel(self.address)
+        self._channel = open_channel(self.address)
         await self._wait_healthy()
         try:
             hello = await bot_pb2_grpc.BotStub(self._channel).Hello(
@@ -184,7 +184,8 @@ class Endpoint:
                 )
             try:
                 reply = await health.Check(health_pb2.HealthCheckRequest(service=""), timeout=1.0)
-                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                # None: bytes that are no HealthCheckResponse (gRPC logs them), which is not serving
+                if reply is not None and reply.status == health_pb2.HealthCheckResponse.SERVING:
                     return
             except grpc.aio.AioRpcError as error:
                 if error.code() == grpc.StatusCode.UNIMPLEMENTED:

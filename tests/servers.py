@@ -6,11 +6,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import grpc
-
 from referee.match import MatchConfig, MatchOutcome, TimeControl, run_match
 from referee.records import RecordWriter
-from referee.seats import RemoteSeat
+from referee.seats import RemoteSeat, open_channel
 from sample_bots.server import PlayerBot, builtin_players, start_server
 
 FAST = TimeControl(decision_ms=5_000, bank_ms=30_000, startup_ms=30_000)
@@ -27,7 +25,7 @@ async def match_against_servers(
         for name in names:
             server, port = await start_server(PlayerBot(name, players[name]), "127.0.0.1:0")
             servers.append(server)
-            channels.append(grpc.aio.insecure_channel(f"127.0.0.1:{port}"))
+            channels.append(open_channel(f"127.0.0.1:{port}"))
             seats.append(RemoteSeat(channels[-1], name, "test"))
         with RecordWriter(record_path) as record:
             return await run_match(MatchConfig(rules, seed, match_id, timing), seats, record)

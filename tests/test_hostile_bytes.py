@@ -1,0 +1,255 @@
+"""Whatever a bot sends, down to the bytes on the wire, ends as a typed fault charged to it.
+
+The hostile seat is a real gRPC server in the test's event loop (:class:`ByteFaultBot`)
+reached through a real TCP proxy (:mod:`tests.proxy`) that corrupts the one
+reply the bot marks: garbage in the gRPC message, a length prefix that lies,
+a compressed flag with no compression, a frame cut off and the connection
+closed or reset, bytes that are no HTTP/2, a reset stream, a shut flow-control
+window. The bot itself misbehaves in the ways a gRPC stack lets it: a reply
+far too big, a message that is no reply, a nonsense ``think_ms``, a stream
+ended or aborted with a status. The other seats are the random sample bot.
+Each scenario runs through ``runner.run`` (two matches, so the run is seen
+to go on) under both policies, in Hokm and in Hand.
+
+Hand-worked expectations. The hostile bot sits at seat 1 and misbehaves at
+its 3rd decision of each match (``AT``), always in round 1: Hokm is 4-player
+to 1 point (team {1, 3}); Hand is ``short`` (4 players each for himself, one
+round). A forfeit there has every score 0 (scores change only at a round's
+end) and winners 0, 2 (Hokm: the other team) or 0, 2, 3 (Hand: every other
+seat). A fault that loses the stream (``LOST``) forfeits at once under either
+policy, with that one fault, after seat 1's two decisions; any other is
+played for under ``substitute`` and the match ends by its score.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from waraq.v1 import bot_pb2 as pb
+
+from referee import wire
+from referee.bots import BotSpec
+from referee.games.hand_rules import PRESETS as HAND
+from referee.games.hokm_rules import HokmRules
+from referee.match import TimeControl
+from referee.records import Record, read_record
+from referee.runner import RunConfig, RunReport, run
+from referee.seats import REPLY_LIMIT
+from referee.verify import verify_record
+from sample_bots.server import PlayerBot, builtin_players, start_server
+from tests.proxy import CORRUPTIONS, CorruptingProxy, marked_note
+
+BAD, AT = 1, 3
+RULES = {"hokm": HokmRules(target_score=1), "hand": HAND["short"]}
+OTHERS = {"hokm": (0, 2), "hand": (0, 2, 3)}
+GENEROUS = TimeControl(decision_ms=2_000, bank_ms=10_000, startup_ms=10_000)
+SHORT = TimeControl(decision_ms=300, bank_ms=300, startup_ms=10_000)  # for the faults that are timeouts
+STREAM_BROKE = "the stream broke: "
+
+
+@dataclass(frozen=True)
+class Expected:
+    kind: str
+    detail: str  # a regular expression the fault's detail must match
+    lost: bool = True  # the stream is gone: a forfeit at once under either policy
+
+
+# The bot's own misbehaviours (the proxy forwards them untouched); then the proxy's corruptions.
+SCENARIOS = {
+    "untouched": None,  # the proxy alone: no fault at all
+    "oversize": Expected("MALFORMED", rf"over the referee's limit of {REPLY_LIMIT} bytes .*larger than max"),
+    "over_limit": Expected("MALFORMED", rf"over the referee's limit of {REPLY_LIMIT} bytes"),
+    "not_a_reply": Expected("MALFORMED", "not a reply", lost=False),
+    "think_nan": Expected("MALFORMED", r"think_ms nan: expected a finite number", lost=False),
+    "think_negative": Expected("MALFORMED", r"think_ms -5\.0: expected a finite number", lost=False),
+    "hang_up": Expected("CRASH", "closed the stream before replying"),
+    "abort": Expected("CRASH", STREAM_BROKE + "PERMISSION_DENIED: no more"),
+    "resource_exhausted": Expected("CRASH", STREAM_BROKE + "RESOURCE_EXHAUSTED: out of memory"),
+    "garbage": Expected("MALFORMED", r"the bot sent \d+ bytes that are no BotMessage"),
+    "shorter_prefix": Expected("MALFORMED", r"the bot sent \d+ bytes that are no BotMessage"),
+    "longer_prefix": Expected("TIMEOUT", r"no reply within 600 ms"),
+    "huge_prefix": Expected("MALFORMED", rf"over the referee's limit of {REPLY_LIMIT} bytes .*1073741824"),
+    "compressed": Expected("CRASH", STREAM_BROKE + "INTERNAL: .*[Cc]ompress"),
+    "truncate": Expected("CRASH", STREAM_BROKE + "UNAVAILABLE"),
+    "reset": Expected("CRASH", STREAM_BROKE + "UNAVAILABLE"),
+    "http2_garbage": Expected("CRASH", STREAM_BROKE + ".*HTTP/2"),
+    "rst_stream": Expected("CRASH", STREAM_BROKE + "INTERNAL: .*RST_STREAM"),
+    "close_window": Expected("TIMEOUT", r"no reply within 600 ms"),
+}
+BOT_MODES = {"oversize", "over_limit", "not_a_reply", "think_nan", "think_negative", "hang_up", "abort", "resource_exhausted"}
+assert set(SCENARIOS) == BOT_MODES | set(CORRUPTIONS)
+TIMEOUTS = {"longer_prefix", "close_window"}
+
+
+class ByteFaultBot(PlayerBot):
+    """Plays as the random sample bot (either game) until the ``AT``-th decision of a Play stream,
+    where it misbehaves as ``mode``: one of BOT_MODES, or a proxy corruption, asked for in the note."""
+
+    def __init__(self, mode: str) -> None:
+        super().__init__("hostile", builtin_players()["random"])
+        self.mode = mode
+
+    async def Play(self, requests: AsyncIterator[pb.RefereeMessage], context: Any) -> AsyncIterator[pb.BotMessage]:
+        player, asked = None, 0
+        async for message in requests:
+            body = message.WhichOneof("body")
+            if body == "start":
+                player = self.make_player(message.start.match_id, message.start.seat, message.start.game)
+            elif body == "decision" and player is not None:
+                request = message.decision
+                asked += 1
+                action = wire.action_to_message(wire.kind_of(request), player(wire.message_to_view(request)))
+                reply = pb.DecisionReply(seq=request.seq, action=action)
+                if asked == AT:
+                    bad = await self._misbehave(reply, context)
+                    if bad is None:
+                        return  # hang_up: the stream ends, status OK, with no reply
+                    yield bad
+                    continue
+                yield pb.BotMessage(reply=reply)
+
+    async def _misbehave(self, reply: pb.DecisionReply, context: Any) -> pb.BotMessage | None:
+        mode = self.mode
+        if mode == "oversize":
+            reply.note = "x" * (5 << 20)  # over gRPC's own default of 4 MiB too
+        elif mode == "over_limit":
+            reply.note = "x" * REPLY_LIMIT
+        elif mode == "not_a_reply":
+            return pb.BotMessage()
+        elif mode == "think_nan":
+            reply.think_ms = float("nan")
+        elif mode == "think_negative":
+            reply.think_ms = -5.0
+        elif mode == "hang_up":
+            return None
+        elif mode == "abort":
+            await context.abort(grpc.StatusCode.PERMISSION_DENIED, "no more")
+        elif mode == "resource_exhausted":
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "out of memory")
+        else:
+            reply.note = marked_note(mode)
+        return pb.BotMessage(reply=reply)
+
+
+def play(tmp_path: Path, game: str, scenario: str, policy: str) -> tuple[RunReport, list[Record], list[str]]:
+    """Two matches of ``game``, the hostile bot at seat 1 behind the proxy; the corruptions done."""
+
+    async def go() -> tuple[RunReport, list[str]]:
+        good, good_port = await start_server(PlayerBot("random", builtin_players()["random"]), "127.0.0.1:0")
+        hostile, hostile_port = await start_server(ByteFaultBot(scenario), "127.0.0.1:0")
+        proxy = CorruptingProxy(hostile_port)
+        await proxy.start()
+        rules = RULES[game]
+        bots = [BotSpec.parse(f"127.0.0.1:{good_port}")] * rules.players
+        bots[BAD] = BotSpec.parse(f"127.0.0.1:{proxy.port}")
+        config = RunConfig(
+            rules=rules,
+            bots=bots,
+            games=2,
+            policy=policy,
+            time_control=SHORT if scenario in TIMEOUTS else GENEROUS,
+            record_dir=tmp_path,
+        )
+        try:
+            return await run(config), proxy.done
+        finally:
+            await proxy.close()
+            await hostile.stop(None)
+            await good.stop(None)
+
+    report, done = asyncio.run(go())
+    assert [o.seed for o in report.outcomes] == [1, 2], "the run plays on to its second match"
+    return report, [read_record(o.record) for o in report.outcomes], done
+
+
+def decisions_of(record: Record, seat: int, before: dict[str, Any]) -> int:
+    index = record.events.index(before)
+    return sum(1 for e in record.events[:index] if e["type"] == "decision" and e["seat"] == seat)
+
+
+@pytest.mark.parametrize("policy", ["forfeit", "substitute"])
+@pytest.mark.parametrize("game", ["hokm", "hand"])
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_every_hostile_reply_is_a_typed_fault_of_its_seat_and_the_run_goes_on(scenario, game, policy, tmp_path):
+    report, records, done = play(tmp_path, game, scenario, policy)
+    expected = SCENARIOS[scenario]
+    if scenario in CORRUPTIONS:  # the proxy did corrupt the marked reply: once a match, or once in all
+        assert done == [scenario] * (1 if scenario == "close_window" else 2)
+    for number, (outcome, record) in enumerate(zip(report.outcomes, records)):
+        verdict = verify_record(outcome.record)  # what was played is a legal match, its result follows
+        assert verdict.ok, verdict.problem
+        faults = [e for e in record.events if e["type"] == "fault"]
+        if expected is None:
+            assert not faults and outcome.reason == "score"
+            continue
+        (fault,) = faults
+        assert [(f.seat, f.kind, f.detail) for f in outcome.faults] == [(BAD, expected.kind, fault["detail"])]
+        assert (fault["seat"], fault["kind"], fault["round"]) == (BAD, expected.kind, 1)
+        if scenario == "close_window" and number == 1:
+            # The window stays shut: the next match cannot even send the bot its MatchStart.
+            assert fault["detail"] == "could not open the Play stream: the bot took no MatchStart within 300 ms"
+            assert decisions_of(record, BAD, fault) == 0
+        else:
+            assert re.search(expected.detail, fault["detail"]), fault["detail"]
+            # The 3rd reply is the bad one; a shut window lets it through and stops the 4th question.
+            assert decisions_of(record, BAD, fault) == AT - (0 if scenario == "close_window" else 1)
+        if policy == "forfeit" or expected.lost:
+            assert "substituted" not in fault and record.events[-2] is fault
+            assert record.events[-1] == {
+                "type": "result",
+                "score": [0] * len(record.events[-1]["score"]),
+                "winners": list(OTHERS[game]),
+                "reason": "forfeit",
+                "faulty": [BAD],
+            }
+            assert (outcome.reason, outcome.winners, outcome.faulty) == ("forfeit", OTHERS[game], (BAD,))
+        else:
+            following = record.events[record.events.index(fault) + 1]
+            assert following["type"] == "decision" and (following["seat"], following["action"]) == (
+                BAD,
+                fault["substituted"],
+            )
+            assert outcome.reason == "score" and outcome.faulty == ()
+
+
+# -- before the match: the health check ------------------------------------------------------------
+
+
+async def _garbage(request: bytes, context: Any) -> bytes:
+    return b"\xff" * 8  # no HealthCheckResponse: a varint that never ends
+
+
+def test_a_health_check_answered_with_garbage_is_a_startup_fault_and_the_run_goes_on(tmp_path):
+    # gRPC gives None for a response it cannot read; the referee used to read None's status and
+    # the run died of it. Bytes that are no answer are no SERVING: the bot is not ready in time.
+    async def go() -> RunReport:
+        good, good_port = await start_server(PlayerBot("random", builtin_players()["random"]), "127.0.0.1:0")
+        hostile = grpc.aio.server()
+        # Raw bytes out: no serializer, so the handler's bytes go on the wire as they are.
+        check = grpc.unary_unary_rpc_method_handler(_garbage)
+        hostile.add_generic_rpc_handlers([grpc.method_handlers_generic_handler("grpc.health.v1.Health", {"Check": check})])
+        hostile_port = hostile.add_insecure_port("127.0.0.1:0")
+        await hostile.start()
+        bots = [BotSpec.parse(f"127.0.0.1:{good_port}")] * 4
+        bots[BAD] = BotSpec.parse(f"127.0.0.1:{hostile_port}")
+        tc = TimeControl(decision_ms=2_000, bank_ms=10_000, startup_ms=1_000)
+        try:
+            return await run(RunConfig(rules=RULES["hokm"], bots=bots, games=2, time_control=tc, record_dir=tmp_path))
+        finally:
+            await hostile.stop(None)
+            await good.stop(None)
+
+    report = asyncio.run(go())
+    assert [o.seed for o in report.outcomes] == [1, 2]
+    for outcome in report.outcomes:
+        assert (outcome.reason, outcome.winners, outcome.faulty) == ("forfeit", OTHERS["hokm"], (BAD,))
+        assert [(f.seat, f.kind) for f in outcome.faults] == [(BAD, "STARTUP")]
+        assert "was not ready within 1000 ms" in outcome.faults[0].detail
+        assert verify_record(outcome.record).ok
