@@ -142,7 +142,9 @@ async def stop(endpoint: Endpoint, store: Store | None = None) -> None:
 
 
 def identity(bot: Bot, endpoint: Endpoint) -> Identity:
-    return Identity(endpoint.name or None, endpoint.version or None, files_hash(bot))
+    # The Hello's own name: a nameless bot's label (Endpoint.name) is no part of what it says.
+    said = endpoint.hello.name if endpoint.hello is not None else ""
+    return Identity(said or None, endpoint.version or None, files_hash(bot))
 
 
 def alive(endpoint: Endpoint) -> bool:

@@ -3,8 +3,11 @@
 An endpoint is made ready once per run (launched, healthy, ``Hello`` answered)
 and then gives a fresh :class:`~referee.seats.RemoteSeat` for every seat of
 every match, all over one channel: one bot process serves every concurrent
-match it plays in. A bot that cannot be made ready keeps the reason, and each
-of its seats faults with ``STARTUP`` when opened, so the run goes on.
+match it plays in. It keeps the ``HelloReply``, which each seat checks against
+its own match when opened (:mod:`referee.hello`); a bot whose Hello gives no
+name is called by a label of its spec (:func:`referee.hello.label`). A bot
+that cannot be made ready keeps the reason, and each of its seats faults with
+``STARTUP`` when opened, so the run goes on.
 """
 
 from __future__ import annotations
@@ -23,9 +26,8 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from waraq.v1 import bot_pb2 as pb
-from waraq.v1 import bot_pb2_grpc
 
-from referee import sandbox, wire
+from referee import hello, sandbox, wire
 from referee.seats import Fault, FaultKind, RemoteSeat, open_channel
 
 BUILTIN = ("random", "heuristic")
@@ -88,8 +90,9 @@ class Endpoint:
         self.confinement = confinement
         self._warn = warn
         self.launch: sandbox.Launch | None = None
-        self.name = spec.value if spec.kind != "command" else spec.value.split()[0]
+        self.name = hello.label(spec.kind, spec.value)  # until its Hello names it
         self.version = ""
+        self.hello: pb.HelloReply | None = None  # once it answered: every seat checks it (referee.hello)
         self.address = spec.value if spec.kind == "address" else ""
         self.failure: Fault | None = None
         self.process: asyncio.subprocess.Process | None = None
@@ -114,14 +117,18 @@ class Endpoint:
             await self._launch(command)
         self._channel = open_channel(self.address)
         await self._wait_healthy()
+        ask = self._channel.unary_unary(
+            hello.METHOD, request_serializer=pb.HelloRequest.SerializeToString, response_deserializer=hello.parse
+        )
         try:
-            hello = await bot_pb2_grpc.BotStub(self._channel).Hello(
-                pb.HelloRequest(protocol_version=wire.PROTOCOL_VERSION, referee="waraq")
-            )
+            reply = await ask(pb.HelloRequest(protocol_version=wire.PROTOCOL_VERSION, referee="waraq"))
         except grpc.aio.AioRpcError as error:
             raise Fault(FaultKind.STARTUP, f"{self.spec} did not answer Hello: {error.code().name} {error.details()}") from None
-        self.name = hello.name or self.name
-        self.version = hello.version
+        if reply is None:
+            raise Fault(FaultKind.STARTUP, f"{self.spec} answered Hello with bytes that are no HelloReply")
+        self.hello = reply
+        self.name = reply.name or self.name
+        self.version = reply.version
 
     async def _launch(self, command: str) -> None:
         try:
@@ -195,7 +202,7 @@ class Endpoint:
     def seat(self) -> RemoteSeat | FailedSeat:
         if self.failure is not None or self._channel is None:
             return FailedSeat(self.name, self.failure or Fault(FaultKind.STARTUP, "not started"))
-        return RemoteSeat(self._channel, self.name, self.version, explain=self._ended_by_limit)
+        return RemoteSeat(self._channel, self.name, self.version, hello=self.hello, explain=self._ended_by_limit)
 
     async def stop(self) -> None:
         """Close the channel; end a launched bot's whole process group: SIGTERM, then SIGKILL."""

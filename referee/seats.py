@@ -28,6 +28,7 @@ from google.protobuf.message import DecodeError
 from waraq.v1 import bot_pb2 as pb
 
 from referee import wire, wire_bytes
+from referee.hello import mismatch
 
 
 class FaultKind(StrEnum):
@@ -102,6 +103,7 @@ class RemoteSeat:
         bot: str,
         version: str,
         *,
+        hello: pb.HelloReply | None = None,
         explain: Callable[[], Awaitable[str | None]] | None = None,
     ) -> None:
         # The generated stub's Play, but taking decisions already serialized (referee.wire_bytes).
@@ -109,6 +111,7 @@ class RemoteSeat:
         self._loop: asyncio.AbstractEventLoop | None = None
         self.bot = bot
         self.version = version
+        self.hello = hello  # the bot's Hello, checked against each MatchStart (None: not checked)
         self._call: Any = None
         self._dead: Fault | None = None
         # Questions settled by a fault on a stale reply (an extra reply to an earlier question):
@@ -126,6 +129,9 @@ class RemoteSeat:
     async def open(self, start: pb.MatchStart) -> None:
         # Kept: asking asyncio for the running loop costs a getpid() system call each time (3.11).
         self._loop = asyncio.get_running_loop()
+        problem = mismatch(self.hello, start.game, start.players) if self.hello is not None else None
+        if problem is not None:
+            raise self._die(FaultKind.STARTUP, problem)
         # Sending waits only on the bot taking the bytes (HTTP/2 flow control), which takes no
         # thinking: a bot that takes none within a decision's deadline has stopped reading.
         self._send_s = (start.time_control.decision_ms or SEND_S * 1000) / 1000

@@ -12,8 +12,9 @@ forwards each one whole as it comes; a DATA frame that holds the mark holds
 the whole marked gRPC message (a reply is far smaller than a frame), laid
 out as gRPC's length-prefixed message: one byte, 1 if compressed, four bytes
 of length, big-endian, then the message. The corruption :data:`CORRUPTIONS`
-names is done to that frame. The referee's side of the connection is copied
-as it is.
+names is done to that frame. The referee's side is read frame by frame too
+and forwarded as it is (but for the acknowledgement of ``close_window``'s
+SETTINGS, which the bot never sent).
 
 Corruptions that keep the frame's length keep HTTP/2's flow control exact,
 so the referee's transport sees exactly the fault meant and nothing else.

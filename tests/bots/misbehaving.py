@@ -9,7 +9,8 @@ answers exactly as ``sample_bots``' random bot does (the same player, seeded
 from the match id and seat), so a record of it matches a clean record up to
 the fault.
 
-The misbehaviour happens at the ``--at``-th decision request of a ``Play``
+The ``HELLO_MODES`` misbehave in ``Hello`` only and then play cleanly. Any
+other misbehaviour happens at the ``--at``-th decision request of a ``Play``
 stream (one match, one seat), counting from 1, and at the next ``--count - 1``
 requests after it. Modes that need a card to play (``illegal``, ``wrong_kind``,
 ``garbage``) wait for the first ``PLAY`` request from there on; ``illegal
@@ -50,12 +51,17 @@ MODES = {
     "never_healthy": "serves, but the health service says NOT_SERVING forever",
     "never_bind": "runs but never listens on its port",
     "crash_at_start": "exits with status 3 before serving",
+    "nameless": "its Hello gives no name",
+    "wrong_game": "its Hello declares that it plays hand [4] only",
+    "wrong_protocol": "its Hello declares protocol_version 2",
 }
+HELLO_MODES = ("nameless", "wrong_game", "wrong_protocol")
 CARD_MODES = ("illegal", "wrong_kind", "garbage")  # they misbehave on a PLAY only
 GARBAGE = "11X"
 SEQ_SHIFT = 1000
 CRASH_STATUS = 3
 EXIT_STATUS = 17
+PLAYS = pb.GameSupport(game="hokm", players=[2, 3, 4])  # what it plays, as the random bot it is
 
 
 class MisbehavingBot(bot_pb2_grpc.BotServicer):
@@ -63,12 +69,13 @@ class MisbehavingBot(bot_pb2_grpc.BotServicer):
         self.args = args
 
     async def Hello(self, request: pb.HelloRequest, context: Any) -> pb.HelloReply:
+        mode = self.args.mode
         return pb.HelloReply(
-            name=f"misbehaving-{self.args.mode}",
+            name="" if mode == "nameless" else f"misbehaving-{mode}",
             version="test",
             author="tests/bots",
-            games=[pb.GameSupport(game="hokm", players=[2, 3, 4])],
-            protocol_version=wire.PROTOCOL_VERSION,
+            games=[pb.GameSupport(game="hand", players=[4]) if mode == "wrong_game" else PLAYS],
+            protocol_version=2 if mode == "wrong_protocol" else wire.PROTOCOL_VERSION,
         )
 
     async def Play(self, requests: AsyncIterator[pb.RefereeMessage], context: Any) -> AsyncIterator[pb.BotMessage]:
@@ -86,12 +93,18 @@ class MisbehavingBot(bot_pb2_grpc.BotServicer):
                 kind = wire.kind_of(request)
                 action = wire.action_to_message(kind, player(wire.message_to_view(request)))
                 reply = pb.DecisionReply(seq=request.seq, action=action)
-                if done < self.args.count and asked >= self.args.at and self._in_match(match_id) and self._fits(request):
+                if self._due(done, asked, match_id, request):
                     done += 1
                     async for bad in self._misbehave(request, reply):
                         yield bad
                     continue
                 yield pb.BotMessage(reply=reply)
+
+    def _due(self, done: int, asked: int, match_id: str, request: pb.DecisionRequest) -> bool:
+        """Whether to misbehave at this request: ``done`` misbehaviours so far, ``asked`` requests."""
+        if self.args.mode in HELLO_MODES or done >= self.args.count or asked < self.args.at:
+            return False
+        return self._in_match(match_id) and self._fits(request)
 
     def _in_match(self, match_id: str) -> bool:
         return not self.args.matches or match_id in self.args.matches.split(",")

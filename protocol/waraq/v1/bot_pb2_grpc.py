@@ -53,7 +53,10 @@ class BotServicer:
     def Hello(self, request, context):
         """Who the bot is and what it plays. The referee calls it before a match
         (and a ladder when a bot is registered); it must answer within the
-        start-up deadline.
+        start-up deadline. The referee seats the bot only in a match whose game
+        and number of players its `games` list, and only if its
+        `protocol_version` is the referee's: any other seat is a STARTUP fault
+        before the match.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -64,8 +67,10 @@ class BotServicer:
         one `decision` per decision of this seat, then `end`, and closes its
         side. The bot answers each `decision` with exactly one `reply` carrying
         the same `seq`, and sends nothing else. A reply that is late, extra,
-        of the wrong kind or with another `seq` is a fault. One bot process may
-        serve many `Play` streams at once (several matches, several seats).
+        of the wrong kind or with another `seq` is a fault. A message the bot
+        sends is at most 64 KiB; a bigger one, or bytes that are no BotMessage,
+        end the stream with a MALFORMED fault. One bot process may serve many
+        `Play` streams at once (several matches, several seats).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
