@@ -25,7 +25,8 @@ import signal
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.bots import BotSpec, Endpoint
+from referee import sandbox
+from referee.bots import Endpoint
 
 from ladder.config import Bot
 from ladder.store import Store
@@ -110,22 +111,24 @@ def files_hash(bot: Bot) -> str | None:
     return "sha256:" + digest.hexdigest()
 
 
-def launch_spec(bot: Bot) -> BotSpec:
-    """The spec to launch: a command runs in the folder it was added from."""
-    spec = bot.bot_spec
-    if spec.kind != "command" or not bot.cwd or Path(bot.cwd).resolve() == Path.cwd().resolve():
-        return spec
-    argv = shlex.split(spec.value)
-    return BotSpec("command", shlex.join(["sh", "-c", 'cd "$1" && shift && exec "$@"', "sh", bot.cwd, *argv]))
+async def start(
+    bot: Bot,
+    *,
+    startup_ms: float,
+    attempts: int,
+    log_dir: Path | None,
+    confinement: sandbox.Config = sandbox.Config(),
+    store: Store | None = None,
+) -> Endpoint:
+    """An endpoint made ready in up to ``attempts`` tries; on failure its ``failure`` says why.
 
-
-async def start(bot: Bot, *, startup_ms: float, attempts: int, log_dir: Path | None, store: Store | None = None) -> Endpoint:
-    """An endpoint made ready in up to ``attempts`` tries; on failure its ``failure`` says why."""
-    endpoint = Endpoint(launch_spec(bot), startup_ms=startup_ms, log_dir=log_dir)
+    A command runs in the folder it was added from."""
     for attempt in range(attempts):
         if attempt:
-            endpoint = Endpoint(launch_spec(bot), startup_ms=startup_ms, log_dir=log_dir)
             await asyncio.sleep(0.5 * attempt)
+        endpoint = Endpoint(
+            bot.bot_spec, startup_ms=startup_ms, log_dir=log_dir, cwd=bot.cwd or None, confinement=confinement
+        )
         await endpoint.start()
         if store is not None and endpoint.pid is not None and endpoint.failure is None:
             store.remember_process(endpoint.pid, _cmdline(endpoint.pid) or "")

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from referee import sandbox
 from referee.bots import BotSpec
 from referee.games import registry
 from referee.games.options import BadValue, RulesError, boolean, integer, one_of, toml_value
@@ -75,6 +76,22 @@ class RunSettings:
 
 
 @dataclass(frozen=True)
+class SandboxSettings:
+    """How launched bots are confined (referee.sandbox); the limits are per bot process."""
+
+    mode: str = sandbox.Isolation.AUTO.value
+    memory_mb: int = sandbox.Limits.memory_mb
+    cpu_seconds: int = sandbox.Limits.cpu_seconds
+    processes: int = sandbox.Limits.processes
+    file_mb: int = sandbox.Limits.file_mb
+    scratch_mb: int = sandbox.Limits.scratch_mb
+
+    def confinement(self, hidden: tuple[Path, ...]) -> sandbox.Config:
+        limits = sandbox.Limits(self.memory_mb, self.cpu_seconds, self.processes, self.file_mb, self.scratch_mb)
+        return sandbox.Config(sandbox.Isolation(self.mode), limits, hidden)
+
+
+@dataclass(frozen=True)
 class TrueSkillSettings:
     mu: float = 25.0
     sigma: float = 25.0 / 3
@@ -105,6 +122,7 @@ class LadderConfig:
     faults: Faults = Faults()
     matchmaking: Matchmaking = Matchmaking()
     run: RunSettings = RunSettings()
+    sandbox: SandboxSettings = SandboxSettings()
     trueskill: TrueSkillSettings = TrueSkillSettings()
     bots: tuple[Bot, ...] = field(default=())
     game: str = ""  # "" is the game of ``rules``; a game given must be theirs
@@ -214,6 +232,17 @@ TABLES: dict[str, tuple[type, dict[str, tuple[Check, str]]]] = {
             "confidence": (_number(0.5, 1, open_high=True), "--until-stable: P(each bot ranks above the next) to reach"),
             "max_matches": (integer(1), "--until-stable: stop at this many matches in all if not stable"),
             "gzip": (boolean, "write records as .jsonl.gz"),
+        },
+    ),
+    "sandbox": (
+        SandboxSettings,
+        {
+            "mode": (one_of(*(m.value for m in sandbox.Isolation)), "auto: confine launched bots where the machine can (`waraq doctor`); on: or refuse to start them; off: never"),
+            "memory_mb": (integer(1), "memory of one bot process and its children (MiB)"),
+            "cpu_seconds": (integer(1), "CPU time of one bot process over the whole run (its thinking is bounded by time_control)"),
+            "processes": (integer(1), "processes and threads one bot may run at once"),
+            "file_mb": (integer(1), "largest file a bot may write (MiB)"),
+            "scratch_mb": (integer(1), "size of a bot's private /tmp (MiB), counted in its memory"),
         },
     ),
     "trueskill": (

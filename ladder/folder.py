@@ -221,7 +221,11 @@ def reinstate(ladder: Ladder, name: str) -> str:
 
 async def _identify(ladder: Ladder, bot: Bot) -> launch.Identity:
     endpoint = await launch.start(
-        bot, startup_ms=ladder.config.time_control.startup_ms, attempts=1, log_dir=ladder.folder / "logs"
+        bot,
+        startup_ms=ladder.config.time_control.startup_ms,
+        attempts=1,
+        log_dir=ladder.folder / "logs",
+        confinement=ladder.config.sandbox.confinement((ladder.folder,)),
     )
     try:
         if endpoint.failure is not None:

@@ -138,6 +138,8 @@ class Scheduler:
             startup_ms=self.config.time_control.startup_ms,
             attempts=self.config.faults.start_attempts,
             log_dir=self.folder / "logs",
+            # The whole ladder folder is hidden: its database, records, logs and deal key.
+            confinement=self.config.sandbox.confinement((self.folder,)),
             store=self.store,
         )
 

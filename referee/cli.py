@@ -35,7 +35,7 @@ from referee.games.options import RulesError
 from referee.bots import BUILTIN, BotSpec
 from referee.inprocess import play_match
 from referee.match import POLICIES, MatchOutcome, TimeControl
-from referee import replay_cli, secret_deals
+from referee import doctor, replay_cli, secret_deals
 from referee.runner import RunConfig, run
 from sample_bots import server
 from sample_bots.random_player import RandomPlayer
@@ -89,6 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     match.add_argument("--decision-ms", type=float, default=TimeControl.decision_ms, help="per-decision deadline")
     match.add_argument("--bank-ms", type=float, default=TimeControl.bank_ms, help="per-match time bank")
     match.add_argument("--startup-ms", type=float, default=TimeControl.startup_ms, help="start-up deadline")
+    doctor.add_sandbox_options(match)
 
     bot = commands.add_parser("bot", help="run a sample bot")
     bot_commands = bot.add_subparsers(dest="bot_command", required=True)
@@ -98,6 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     serve.add_argument("--unix", help="listen on this Unix socket path instead")
 
     replay_cli.register(commands)
+    doctor.register(commands)
 
     # Commands from other packages (the ladder) plug in through an entry point, so that
     # nothing in referee/ imports them: data flows ladder -> referee, never back.
@@ -118,6 +120,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _play(console, rules, args.seed, args.tricks)
         if args.command == "match":
             return _match(console, args)
+        if args.command == "doctor":
+            return doctor.doctor(console)
         if args.command == "bot":
             return server.main([args.name, f"--port={args.port}", *([f"--unix={args.unix}"] if args.unix else [])])
         return _show_rules(console, registry.load_rules(args.game, args.spec))
@@ -286,6 +290,7 @@ def _match(console: Console, args: argparse.Namespace) -> int:
         record_dir=args.record,
         gzip=args.gzip,
         deal_key=key,
+        confinement=doctor.confinement(args),
     )
     console.print(
         f"{args.game.capitalize()}, {rules.players} players ({args.rules}), "

@@ -14,11 +14,11 @@ import asyncio
 import hashlib
 import traceback
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from referee import secret_deals
+from referee import sandbox, secret_deals
 from referee.bots import BotSpec, Endpoint
 from referee.games.registry import game_of_rules
 from referee.match import MatchConfig, MatchOutcome, TimeControl, run_match
@@ -38,6 +38,8 @@ class RunConfig:
     record_dir: Path | None = None
     gzip: bool = False
     deal_key: str = ""  # see MatchConfig.deal_key; `waraq match` gives a fresh one unless told one
+    # How launched bots are confined (referee.sandbox); the records are hidden from them besides.
+    confinement: sandbox.Config = sandbox.Config()
 
     def __post_init__(self) -> None:
         if len(self.bots) != self.rules.players:
@@ -73,10 +75,16 @@ def record_name(seed: int, game: str = "hokm") -> str:
 
 async def run(config: RunConfig, on_outcome: Callable[[MatchOutcome], None] | None = None) -> RunReport:
     endpoints: dict[BotSpec, Endpoint] = {}
+    confinement = config.confinement
+    if config.record_dir is not None:
+        config.record_dir.mkdir(parents=True, exist_ok=True)  # to be hidden, it must be there
+        confinement = replace(confinement, hidden=(*confinement.hidden, config.record_dir))
     for spec in config.bots:
         if spec not in endpoints:
             logs = config.record_dir / "logs" if config.record_dir else None
-            endpoints[spec] = Endpoint(spec, startup_ms=config.time_control.startup_ms, log_dir=logs)
+            endpoints[spec] = Endpoint(
+                spec, startup_ms=config.time_control.startup_ms, log_dir=logs, confinement=confinement
+            )
     report = RunReport(bots=list(endpoints.values()))
     try:
         await asyncio.gather(*(e.start() for e in endpoints.values()))

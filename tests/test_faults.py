@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from referee import sandbox
 from referee.bots import BotSpec
 from referee.cards import CARD_NAMES, SUIT_NAMES
 from referee.games.hokm import action_from_json, iter_replay, replay
@@ -82,6 +83,9 @@ def play_run(
             max_faults=max_faults,
             time_control=time_control,
             record_dir=tmp_path / "records",
+            # Unconfined: the misbehaving bot writes its pids to tmp_path, and these tests check
+            # those pids. A sandbox's own containment is tests/test_sandbox.py's.
+            confinement=sandbox.Config(mode=sandbox.Isolation.OFF),
         )
         try:
             return await run(config)

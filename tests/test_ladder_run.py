@@ -188,12 +188,15 @@ def test_a_run_killed_with_sigkill_and_run_again_ends_as_an_uninterrupted_run(re
     assert any((path / r).exists() for r, in in_flight), "no match was in flight at the kill"
     check_invariants(path / "ladder.sqlite")
     orphans = [pid for pid, in db_rows(path, "SELECT pid FROM processes")]
-    assert len(orphans) == 4 and all(alive(pid) for pid in orphans)  # a killed run cannot stop its bots
+    assert len(orphans) == 4
+    # Sandboxed bots die with the run that launched them, killed as it was.
+    deadline = time.monotonic() + 30
+    while any(alive(pid) for pid in orphans) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not any(alive(pid) for pid in orphans)
 
     again = waraq("ladder", "run", "-C", str(path))  # no options: on toward the goal of the killed run
     assert again.returncode == 0, again.stdout + again.stderr
-    assert "left by a run that was killed" in again.stdout
-    assert not any(alive(pid) for pid in orphans)
 
     want, got = exported(reference), exported(path)
     assert got["matches"] == want["matches"]
