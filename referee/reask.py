@@ -25,7 +25,7 @@ from referee.games import registry
 from referee.games.dealers import DealError, MissingDeal
 from referee.replay import Replay, Step
 from referee.replay_render import action_text
-from referee.seats import Fault, FaultKind, Question
+from referee.seats import Fault, Question
 
 
 @dataclass(frozen=True)
@@ -126,7 +126,7 @@ async def _ask_seat(endpoint: Endpoint, replay: Replay, seat: int, answers: Reco
                 answer = await bot.ask(question)
             except Fault as fault:
                 _compare(answers, step, None, "", fault)
-                if fault.kind in (FaultKind.TIMEOUT, FaultKind.CRASH):
+                if fault.lost:  # the stream is gone: nothing more can be asked on it
                     left = len(steps) - index - 1
                     if left:
                         answers.asked += left

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,11 +38,12 @@ from waraq.v1 import bot_pb2 as pb
 from referee import wire
 from referee.bots import BotSpec
 from referee.games.hand_rules import PRESETS as HAND
+from referee.games.hokm import new_match
 from referee.games.hokm_rules import HokmRules
 from referee.match import TimeControl
 from referee.records import Record, read_record
 from referee.runner import RunConfig, RunReport, run
-from referee.seats import REPLY_LIMIT
+from referee.seats import REPLY_LIMIT, Question, RemoteSeat, open_channel
 from referee.verify import verify_record
 from sample_bots.server import PlayerBot, builtin_players, start_server
 from tests.proxy import CORRUPTIONS, CorruptingProxy, marked_note
@@ -89,12 +91,13 @@ TIMEOUTS = {"longer_prefix", "close_window"}
 
 
 class ByteFaultBot(PlayerBot):
-    """Plays as the random sample bot (either game) until the ``AT``-th decision of a Play stream,
+    """Plays as the random sample bot (either game) until the ``at``-th decision of a Play stream,
     where it misbehaves as ``mode``: one of BOT_MODES, or a proxy corruption, asked for in the note."""
 
-    def __init__(self, mode: str) -> None:
+    def __init__(self, mode: str, at: int = AT) -> None:
         super().__init__("hostile", builtin_players()["random"])
         self.mode = mode
+        self.at = at
 
     async def Play(self, requests: AsyncIterator[pb.RefereeMessage], context: Any) -> AsyncIterator[pb.BotMessage]:
         player, asked = None, 0
@@ -107,7 +110,7 @@ class ByteFaultBot(PlayerBot):
                 asked += 1
                 action = wire.action_to_message(wire.kind_of(request), player(wire.message_to_view(request)))
                 reply = pb.DecisionReply(seq=request.seq, action=action)
-                if asked == AT:
+                if asked == self.at:
                     bad = await self._misbehave(reply, context)
                     if bad is None:
                         return  # hang_up: the stream ends, status OK, with no reply
@@ -217,6 +220,33 @@ def test_every_hostile_reply_is_a_typed_fault_of_its_seat_and_the_run_goes_on(sc
                 fault["substituted"],
             )
             assert outcome.reason == "score" and outcome.faulty == ()
+
+
+# -- after the match: a bot that stopped reading -----------------------------------------------------
+
+
+def test_a_bot_that_stops_reading_is_not_waited_for_when_told_the_end(tmp_path):
+    # The proxy shuts the bot's receive window after its first reply: the MatchEnd can never be sent.
+    # Telling the end is best effort, bounded by the decision deadline; it used to wait for ever.
+    async def go() -> float:
+        hostile, port = await start_server(ByteFaultBot("close_window", at=1), "127.0.0.1:0")
+        proxy = CorruptingProxy(port)
+        channel = open_channel(f"127.0.0.1:{await proxy.start()}")
+        state = new_match(RULES["hokm"], 1)
+        seat = RemoteSeat(channel, "hostile", "")
+        try:
+            await seat.open(pb.MatchStart(match_id="m", game="hokm", players=4, time_control=pb.TimeControl(decision_ms=300)))
+            await seat.ask(Question(1, state.view(state.to_act), "m", 300, 300))
+            began = time.monotonic()
+            await asyncio.wait_for(seat.finish(pb.MatchEnd(reason="score")), 10)
+            assert proxy.done == ["close_window"]
+            return time.monotonic() - began
+        finally:
+            await channel.close()
+            await proxy.close()
+            await hostile.stop(None)
+
+    assert asyncio.run(go()) < 5  # the 300 ms bound, with room for a loaded machine
 
 
 # -- before the match: the health check ------------------------------------------------------------

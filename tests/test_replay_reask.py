@@ -24,6 +24,7 @@ from referee.replay_render import ReaskRecord
 from sample_bots.heuristic import HeuristicPlayer
 from sample_bots.server import PlayerBot, builtin_players, start_server
 from tests.replay_records import played, render, waraq
+from tests.test_hostile_bytes import AT, ByteFaultBot
 
 
 @pytest.fixture(scope="module")
@@ -31,11 +32,11 @@ def records(tmp_path_factory):
     return played(tmp_path_factory)
 
 
-def reask(name: str, replays, seats=None):
-    """Serve the built-in bot ``name`` on port 0 and re-ask it the replays' decisions."""
+def reask(name: str, replays, seats=None, servicer=None):
+    """Serve the built-in bot ``name`` (or ``servicer``) on port 0 and re-ask it the replays' decisions."""
 
     async def go():
-        server, port = await start_server(PlayerBot(name, builtin_players()[name]), "127.0.0.1:0")
+        server, port = await start_server(servicer or PlayerBot(name, builtin_players()[name]), "127.0.0.1:0")
         endpoint = Endpoint(BotSpec.parse(f"127.0.0.1:{port}"), startup_ms=10_000)
         try:
             await endpoint.start()
@@ -133,6 +134,20 @@ def test_re_asking_another_bot_finds_exactly_where_it_decides_differently(record
     assert result.asked == sum(1 for s in replay.steps if s.seat in (0, 2))
     assert result.agreed == result.asked - len(expected) and 0 < len(expected) < result.asked
     assert not result.all_agree
+
+
+def test_a_bot_that_loses_its_stream_is_asked_nothing_more_on_it(records):
+    # A reply over the 64 KiB limit loses the stream, as a timeout does: the seat's later decisions
+    # are not asked (each would fault at once, "seat already lost") and are one problem, not differences.
+    replay = load(records.records("clean")[0])
+    [result] = reask("random", [replay], seats=[1], servicer=ByteFaultBot("oversize"))  # random until its 3rd
+    mine = replay.steps_of(1)
+    assert (result.asked, result.agreed) == (len(mine), AT - 1)
+    assert [(d.step.number, d.new.plain.split(":")[0]) for d in result.differences] == [(mine[AT - 1].number, "MALFORMED")]
+    left = len(mine) - AT
+    assert result.problems == [
+        f"s1: the bot stopped answering at decision {mine[AT - 1].number} (MALFORMED); {left} later decisions not asked"
+    ]
 
 
 def _plain(action) -> str:
