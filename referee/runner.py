@@ -1,8 +1,8 @@
 """Many matches at once between the same bots: what ``waraq match`` runs.
 
-Each distinct bot is made ready once and serves all its seats in every
-match; matches run concurrently up to ``concurrency``. Match ``i`` of a run
-with seed ``S`` is played with seed ``S + i``, so any match can be played
+Each launched bot is started once per seat it holds (:func:`seat_slots`) and
+serves that seat in every match; matches run concurrently up to
+``concurrency``. Match ``i`` of a run with seed ``S`` is played with seed ``S + i``, so any match can be played
 again alone with the same deal key (the seed alone predicts nothing when there
 is one: :mod:`referee.secret_deals`). A referee bug in one match aborts that
 match only.
@@ -68,22 +68,38 @@ def match_id(seed: int, deal_key: str = "") -> str:
     return "m-" + hashlib.sha256(f"waraq-match//{seed}".encode()).hexdigest()[:16]
 
 
+def seat_slots(bots: Sequence[BotSpec]) -> list[tuple[BotSpec, int]]:
+    """Which process serves each seat: a launched bot gets one process per seat it holds.
+
+    A process that served two seats of one match would be sent both their hands:
+    partners would see each other's cards. An address is one server whatever it
+    serves, and the referee cannot split it.
+    """
+    held: dict[BotSpec, int] = {}
+    slots = []
+    for spec in bots:
+        slot = held.get(spec, 0) if spec.kind != "address" else 0
+        held[spec] = slot + 1
+        slots.append((spec, slot))
+    return slots
+
+
 def record_name(seed: int, game: str = "hokm") -> str:
     """``<game>-<seed>.jsonl``: one folder can hold both games' records."""
     return f"{game}-{seed}.jsonl"
 
 
 async def run(config: RunConfig, on_outcome: Callable[[MatchOutcome], None] | None = None) -> RunReport:
-    endpoints: dict[BotSpec, Endpoint] = {}
+    endpoints: dict[tuple[BotSpec, int], Endpoint] = {}
     confinement = config.confinement
     if config.record_dir is not None:
         config.record_dir.mkdir(parents=True, exist_ok=True)  # to be hidden, it must be there
         confinement = replace(confinement, hidden=(*confinement.hidden, config.record_dir))
-    for spec in config.bots:
-        if spec not in endpoints:
+    for slot in seat_slots(config.bots):
+        if slot not in endpoints:
             logs = config.record_dir / "logs" if config.record_dir else None
-            endpoints[spec] = Endpoint(
-                spec, startup_ms=config.time_control.startup_ms, log_dir=logs, confinement=confinement
+            endpoints[slot] = Endpoint(
+                slot[0], startup_ms=config.time_control.startup_ms, log_dir=logs, confinement=confinement
             )
     report = RunReport(bots=list(endpoints.values()))
     try:
@@ -92,7 +108,7 @@ async def run(config: RunConfig, on_outcome: Callable[[MatchOutcome], None] | No
 
         async def one(index: int) -> None:
             async with gate:
-                outcome = await _one_match(config, config.seed + index, [endpoints[s] for s in config.bots])
+                outcome = await _one_match(config, config.seed + index, [endpoints[s] for s in seat_slots(config.bots)])
             report.outcomes.append(outcome)
             if on_outcome is not None:
                 on_outcome(outcome)

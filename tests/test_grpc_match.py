@@ -44,7 +44,7 @@ def test_a_match_over_grpc_ends_by_score_and_its_record_replays(preset, tmp_path
     assert list(state.result.score) == record.events[-1]["score"]
 
 
-def test_the_runner_launches_each_bot_once_and_stops_it(tmp_path):
+def test_the_runner_launches_each_bot_once_per_seat_and_stops_it(tmp_path):
     config = RunConfig(
         rules=PRESETS["classic"].replace(target_score=2),
         bots=[BotSpec.parse("random"), BotSpec.parse("heuristic")] * 2,
@@ -58,7 +58,9 @@ def test_the_runner_launches_each_bot_once_and_stops_it(tmp_path):
     report = asyncio.run(run(config))
     assert [o.seed for o in report.outcomes] == [10, 11, 12]
     assert all(o.reason == "score" for o in report.outcomes)
-    assert len(report.bots) == 2 and {b.name for b in report.bots} == {"random", "heuristic"}
+    # One process per seat: partners served by one process would be sent each other's hands.
+    assert sorted(b.name for b in report.bots) == ["heuristic", "heuristic", "random", "random"]
+    assert len({b.pid for b in report.bots}) == 4
     for outcome in report.outcomes:
         with gzip.open(outcome.record, "rt") as file:
             assert file.readline().startswith('{"type":"match"')

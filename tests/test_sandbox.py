@@ -365,3 +365,14 @@ def test_a_path_the_command_names_cannot_undo_a_hidden_folder(tmp_path):
     assert found[f"read:{records / 'old' / 'hokm-9.jsonl'}"].startswith("blocked")
     assert found[f"read:{own / 'weights.txt'}"] == "done"
     assert found[f"read:{own / 'private' / 'secret.txt'}"].startswith("blocked")
+
+
+def test_partners_of_one_bot_are_served_by_two_processes(tmp_path):
+    """One process for both partner seats would be sent both hands: each seat gets a process of its own."""
+    random_ = BotSpec.parse("random")
+    bad = hostile()
+    report = play([random_, bad, random_, bad], tmp_path / "records", cwd=tmp_path, games=2)
+    for outcome in report.outcomes:
+        events = read_record(outcome.record).events
+        notes = [json.loads(e["note"]) for e in events if e["type"] == "decision" and e["seat"] in (1, 3)]
+        assert notes and all(note["other seats"] == "none" for note in notes)

@@ -178,16 +178,33 @@ def attacks(args: argparse.Namespace) -> dict[str, str]:
 
 
 class HostileBot(PlayerBot):
+    """Plays random; attacks at its first decision; and in every note says which other seats of the
+    same match this process was asked about (partners served by one process see both hands)."""
+
     def __init__(self, args: argparse.Namespace) -> None:
         super().__init__("hostile", builtin_players()["random"], author="tests/bots")
         self.args = args
         self.attacked = False
+        self.seats_seen: dict[str, set[int]] = {}
 
     async def Play(self, requests: AsyncIterator[pb.RefereeMessage], context: Any) -> AsyncIterator[pb.BotMessage]:
-        async for message in super().Play(requests, context):
+        stream: dict[str, Any] = {}  # this stream's match and seat
+
+        async def watched() -> AsyncIterator[pb.RefereeMessage]:
+            async for message in requests:
+                if message.WhichOneof("body") == "start":
+                    stream.update(match=message.start.match_id, seat=message.start.seat)
+                    self.seats_seen.setdefault(message.start.match_id, set()).add(message.start.seat)
+                yield message
+
+        async for message in super().Play(watched(), context):
+            found = {}
             if not self.attacked:
                 self.attacked = True
-                message.reply.note = json.dumps(attacks(self.args), separators=(",", ":"))[:1024]
+                found = attacks(self.args)
+            others = sorted(self.seats_seen.get(stream.get("match", ""), set()) - {stream.get("seat")})
+            found["other seats"] = ",".join(map(str, others)) or "none"
+            message.reply.note = json.dumps(found, separators=(",", ":"))[:1024]
             yield message
 
 
