@@ -12,11 +12,13 @@ But a seat that is *lost* (:attr:`~referee.seats.Fault.lost`: its stream
 timed out, broke or closed, sent bytes that are no message, or was cut for a
 message over the size limit) forfeits at once under either policy, charged
 with that one fault: it cannot be asked again, and playing on for it would
-charge one cause again at every later decision (records written before this
-rule hold such faults, "seat already lost", which replay still reads). So a record's fault without ``substituted`` is always the last
-event before the forfeit's ``result``; a fault at a seat's opening (its
-Hello does not declare the match, its stream cannot be opened) forfeits
-before the first decision.
+charge one cause again at every later decision. So in a record a fault
+without ``substituted`` is always the last event before the forfeit's
+``result``; a fault at a seat's opening (its Hello does not declare the
+match, its stream cannot be opened) forfeits before the first decision.
+Records written before this rule hold the lost seat's later questions, each
+faulted at once ("seat already lost") and substituted; replay still reads
+them (:attr:`referee.replay.Step.sent`).
 
 The runner knows no game: the rules name theirs (:mod:`referee.games.registry`),
 whose engine deals, checks, substitutes (``state.random_action``) and spells

@@ -107,7 +107,9 @@ class RemoteSeat:
         explain: Callable[[], Awaitable[str | None]] | None = None,
     ) -> None:
         # The generated stub's Play, but taking decisions already serialized (referee.wire_bytes).
-        self._play = channel.stream_stream(PLAY_METHOD, request_serializer=_serialize, response_deserializer=_deserialize)
+        self._play = channel.stream_stream(
+            PLAY_METHOD, request_serializer=_serialize, response_deserializer=_deserialize
+        )
         self._loop: asyncio.AbstractEventLoop | None = None
         self.bot = bot
         self.version = version
@@ -140,8 +142,9 @@ class RemoteSeat:
             async with asyncio.timeout(self._send_s):
                 await self._call.write(pb.RefereeMessage(start=start))
         except TimeoutError:
+            within = f"{self._send_s * 1000:.0f} ms"
             raise self._die(
-                FaultKind.TIMEOUT, f"could not open the Play stream: the bot took no MatchStart within {self._send_s * 1000:.0f} ms"
+                FaultKind.TIMEOUT, f"could not open the Play stream: the bot took no MatchStart within {within}"
             ) from None
         except (grpc.RpcError, grpc.aio.UsageError) as error:  # UsageError: the channel is closed
             raise self._die(FaultKind.CRASH, await self._why(f"could not open the Play stream: {_rpc(error)}")) from None
@@ -351,7 +354,8 @@ def _answer(question: Question, message: pb.BotMessage, unread: set[int]) -> Ans
         raise Fault(FaultKind.MALFORMED, str(error)) from None
     think_ms = reply.think_ms
     if think_ms and not 0.0 < think_ms < _INF:  # NaN fails both comparisons
-        raise Fault(FaultKind.MALFORMED, f"think_ms {think_ms!r}: expected a finite number of ms, 0 or more (0: not reported)")
+        expected = "expected a finite number of ms, 0 or more (0: not reported)"
+        raise Fault(FaultKind.MALFORMED, f"think_ms {think_ms!r}: {expected}")
     return Answer(action, reply.note, think_ms or None)
 
 

@@ -60,7 +60,12 @@ MISMATCHES = [
     (reply({"hokm": [4]}, 0), "hokm", 4, "its Hello declares protocol_version 0 (unset); this referee speaks 1"),
     (reply({}), "hokm", 4, "its Hello declares no games (HelloReply.games is empty)"),
     (reply({"hokm": [4]}), "hand", 3, "its Hello declares games hokm [4]; this match is hand with 3 players"),
-    (reply({"hokm": [2, 3], "hand": []}), "hokm", 4, "its Hello declares games hokm [2, 3], hand []; this match is hokm with 4 players"),
+    (
+        reply({"hokm": [2, 3], "hand": []}),
+        "hokm",
+        4,
+        "its Hello declares games hokm [2, 3], hand []; this match is hokm with 4 players",
+    ),
     (reply({"": [4]}), "hokm", 4, "its Hello declares games '' [4]; this match is hokm with 4 players"),
 ]
 
@@ -118,7 +123,9 @@ class Declaring(PlayerBot):
         return self.declared
 
 
-def run_with(bad: pb.HelloReply, game: str, policy: str, tmp_path: Path, *, proxied: bool = False) -> tuple[RunReport, str, list[str]]:
+def run_with(
+    bad: pb.HelloReply, game: str, policy: str, tmp_path: Path, *, proxied: bool = False
+) -> tuple[RunReport, str, list[str]]:
     """Two matches of ``game``, seat 1 a Declaring server of ``bad`` (behind the proxy when
     ``proxied``): the report, seat 1's spec, the corruptions the proxy did."""
 
@@ -155,21 +162,27 @@ def assert_opening_forfeit(report: RunReport, game: str, detail: str) -> None:
         assert verify_record(outcome.record).ok
 
 
-DECLARED = {
-    "protocol 2": (reply({"hokm": [2, 3, 4], "hand": [2, 3, 4]}, 2), "its Hello declares protocol_version 2; this referee speaks 1"),
+BOTH = {"hokm": [2, 3, 4], "hand": [2, 3, 4]}
+DECLARED = {  # what the bot declares, and its fault's detail in a 4-player match of {game}
+    "protocol 2": (reply(BOTH, 2), "its Hello declares protocol_version 2; this referee speaks 1"),
     "no games": (reply({}), "its Hello declares no games (HelloReply.games is empty)"),
-    "other game": (reply({"hokm": [4]}, name="hokm only"), "its Hello declares games hokm [4]; this match is {game} with 4 players"),
-    "other count": (reply({"hokm": [2, 3], "hand": [2, 3]}), "its Hello declares games hokm [2, 3], hand [2, 3]; this match is {game} with 4 players"),
+    "other game": (reply({"hokm": [4]}), "its Hello declares games hokm [4]; this match is {game} with 4 players"),
+    "other count": (
+        reply({"hokm": [2, 3], "hand": [2, 3]}),
+        "its Hello declares games hokm [2, 3], hand [2, 3]; this match is {game} with 4 players",
+    ),
 }
 
 
 @pytest.mark.parametrize("policy", ["forfeit", "substitute"])
 @pytest.mark.parametrize("game", ["hokm", "hand"])
 @pytest.mark.parametrize("case", DECLARED)
-def test_a_bot_seated_in_a_match_its_hello_does_not_declare_forfeits_it_with_a_startup_fault(case, game, policy, tmp_path):
+def test_a_bot_seated_in_a_match_its_hello_does_not_declare_forfeits_it_with_a_startup_fault(
+    case, game, policy, tmp_path
+):
     declared, detail = DECLARED[case]
-    if case == "other game" and game == "hokm":
-        declared = reply({"hand": [4]}, name="hand only")
+    if case == "other game" and game == "hokm":  # the other game of a Hokm match is Hand
+        declared = reply({"hand": [4]})
         detail = "its Hello declares games hand [4]; this match is hokm with 4 players"
     report, _, _ = run_with(declared, game, policy, tmp_path)
     assert_opening_forfeit(report, game, detail.format(game=game))

@@ -85,7 +85,9 @@ SCENARIOS = {
     "rst_stream": Expected("CRASH", STREAM_BROKE + "INTERNAL: .*RST_STREAM"),
     "close_window": Expected("TIMEOUT", r"no reply within 600 ms"),
 }
-BOT_MODES = {"oversize", "over_limit", "not_a_reply", "think_nan", "think_negative", "hang_up", "abort", "resource_exhausted"}
+BOT_MODES = {
+    "oversize", "over_limit", "not_a_reply", "think_nan", "think_negative", "hang_up", "abort", "resource_exhausted"
+}
 assert set(SCENARIOS) == BOT_MODES | set(CORRUPTIONS)
 TIMEOUTS = {"longer_prefix", "close_window"}
 
@@ -235,7 +237,8 @@ def test_a_bot_that_stops_reading_is_not_waited_for_when_told_the_end(tmp_path):
         state = new_match(RULES["hokm"], 1)
         seat = RemoteSeat(channel, "hostile", "")
         try:
-            await seat.open(pb.MatchStart(match_id="m", game="hokm", players=4, time_control=pb.TimeControl(decision_ms=300)))
+            start = pb.MatchStart(match_id="m", game="hokm", players=4, time_control=pb.TimeControl(decision_ms=300))
+            await seat.open(start)
             await seat.ask(Question(1, state.view(state.to_act), "m", 300, 300))
             began = time.monotonic()
             await asyncio.wait_for(seat.finish(pb.MatchEnd(reason="score")), 10)
@@ -264,7 +267,8 @@ def test_a_health_check_answered_with_garbage_is_a_startup_fault_and_the_run_goe
         hostile = grpc.aio.server()
         # Raw bytes out: no serializer, so the handler's bytes go on the wire as they are.
         check = grpc.unary_unary_rpc_method_handler(_garbage)
-        hostile.add_generic_rpc_handlers([grpc.method_handlers_generic_handler("grpc.health.v1.Health", {"Check": check})])
+        health = grpc.method_handlers_generic_handler("grpc.health.v1.Health", {"Check": check})
+        hostile.add_generic_rpc_handlers([health])
         hostile_port = hostile.add_insecure_port("127.0.0.1:0")
         await hostile.start()
         bots = [BotSpec.parse(f"127.0.0.1:{good_port}")] * 4

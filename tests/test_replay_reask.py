@@ -87,7 +87,7 @@ def test_a_lost_seat_played_for_as_records_once_had_it_marks_its_later_requests_
     replay = load(records.records("lost_before")[0])
     assert replay.ok, replay.problem
     mine = [(s.seq, s.fault["kind"] if s.fault else None, s.sent) for s in replay.steps if s.seat == 0]
-    assert mine == [(1, None, True), (2, None, True), (3, "TIMEOUT", True), (4, "TIMEOUT", False), (5, "TIMEOUT", False)]
+    assert mine == [(1, None, True), (2, None, True), (3, "TIMEOUT", True)] + [(4, "TIMEOUT", False), (5, "TIMEOUT", False)]
     assert replay.steps[-1].action is None and replay.result["faulty"] == [0]
 
 
@@ -143,7 +143,8 @@ def test_a_bot_that_loses_its_stream_is_asked_nothing_more_on_it(records):
     [result] = reask("random", [replay], seats=[1], servicer=ByteFaultBot("oversize"))  # random until its 3rd
     mine = replay.steps_of(1)
     assert (result.asked, result.agreed) == (len(mine), AT - 1)
-    assert [(d.step.number, d.new.plain.split(":")[0]) for d in result.differences] == [(mine[AT - 1].number, "MALFORMED")]
+    found = [(d.step.number, d.new.plain.split(":")[0]) for d in result.differences]
+    assert found == [(mine[AT - 1].number, "MALFORMED")]
     left = len(mine) - AT
     assert result.problems == [
         f"s1: the bot stopped answering at decision {mine[AT - 1].number} (MALFORMED); {left} later decisions not asked"
