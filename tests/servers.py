@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import grpc
+
+from referee.bots import BotSpec
 from referee.match import MatchConfig, MatchOutcome, TimeControl, run_match
 from referee.records import RecordWriter
+from referee.runner import RunConfig, RunReport, run
 from referee.seats import RemoteSeat, open_channel
 from sample_bots.server import PlayerBot, builtin_players, start_server
+from tests.proxy import CorruptingProxy
 
 FAST = TimeControl(decision_ms=5_000, bank_ms=30_000, startup_ms=30_000)
 
@@ -34,3 +40,40 @@ async def match_against_servers(
             await channel.close()
         for server in servers:
             await server.stop(None)
+
+
+def run_one_against_random(
+    serve: Callable[[], Awaitable[tuple[grpc.aio.Server, int]]],
+    rules: Any,
+    seat: int,
+    record_dir: Path,
+    *,
+    proxied: bool = False,
+    **options: Any,
+) -> tuple[RunReport, str, list[str]]:
+    """``runner.run`` of two matches: seat ``seat`` is the bot ``serve`` starts in the test's event
+    loop (it returns the server and its port), reached through a :class:`~tests.proxy.CorruptingProxy`
+    when ``proxied``; every other seat is the random sample bot. ``options`` go to RunConfig.
+
+    Returns the report, the address seat ``seat`` was reached at, and the corruptions the proxy did.
+    """
+
+    async def go() -> tuple[RunReport, str, list[str]]:
+        good, good_port = await start_server(PlayerBot("random", builtin_players()["random"]), "127.0.0.1:0")
+        server, port = await serve()
+        proxy = CorruptingProxy(port)
+        if proxied:
+            port = await proxy.start()
+        bots = [BotSpec.parse(f"127.0.0.1:{good_port}")] * rules.players
+        bots[seat] = BotSpec.parse(f"127.0.0.1:{port}")
+        try:
+            report = await run(RunConfig(rules=rules, bots=bots, games=2, record_dir=record_dir, **options))
+            return report, str(bots[seat]), proxy.done
+        finally:
+            await proxy.close()
+            await server.stop(None)
+            await good.stop(None)
+
+    report, address, done = asyncio.run(go())
+    assert [o.seed for o in report.outcomes] == [1, 2], "the run plays on to its second match"
+    return report, address, done

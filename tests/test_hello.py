@@ -20,6 +20,7 @@ import shlex
 import sqlite3
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,8 @@ from referee.records import read_record
 from referee.runner import RunConfig, RunReport, run
 from referee.verify import verify_record
 from sample_bots.server import GAMES, PlayerBot, builtin_players, start_server
-from tests.proxy import CorruptingProxy, marked_note
+from tests.proxy import marked_note
+from tests.servers import run_one_against_random
 
 BAD = 1
 RULES = {"hokm": HokmRules(target_score=1), "hand": HAND["short"]}
@@ -126,29 +128,9 @@ class Declaring(PlayerBot):
 def run_with(
     bad: pb.HelloReply, game: str, policy: str, tmp_path: Path, *, proxied: bool = False
 ) -> tuple[RunReport, str, list[str]]:
-    """Two matches of ``game``, seat 1 a Declaring server of ``bad`` (behind the proxy when
-    ``proxied``): the report, seat 1's spec, the corruptions the proxy did."""
-
-    async def go() -> tuple[RunReport, str, list[str]]:
-        good, good_port = await start_server(PlayerBot("random", builtin_players()["random"]), "127.0.0.1:0")
-        declaring, port = await start_server(Declaring(bad), "127.0.0.1:0")
-        proxy = CorruptingProxy(port)
-        if proxied:
-            port = await proxy.start()
-        rules = RULES[game]
-        bots = [BotSpec.parse(f"127.0.0.1:{good_port}")] * rules.players
-        bots[BAD] = BotSpec.parse(f"127.0.0.1:{port}")
-        config = RunConfig(rules=rules, bots=bots, games=2, policy=policy, time_control=TC, record_dir=tmp_path)
-        try:
-            return await run(config), str(bots[BAD]), proxy.done
-        finally:
-            await proxy.close()
-            await declaring.stop(None)
-            await good.stop(None)
-
-    report, spec, done = asyncio.run(go())
-    assert [o.seed for o in report.outcomes] == [1, 2], "the run plays on to its second match"
-    return report, spec, done
+    """Two matches of ``game``, seat 1 a Declaring server of ``bad`` (behind the proxy when ``proxied``)."""
+    serve = partial(start_server, Declaring(bad), "127.0.0.1:0")
+    return run_one_against_random(serve, RULES[game], BAD, tmp_path, proxied=proxied, policy=policy, time_control=TC)
 
 
 def assert_opening_forfeit(report: RunReport, game: str, detail: str) -> None:

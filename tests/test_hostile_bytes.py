@@ -28,6 +28,7 @@ import re
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -36,17 +37,17 @@ import pytest
 from waraq.v1 import bot_pb2 as pb
 
 from referee import wire
-from referee.bots import BotSpec
 from referee.games.hand_rules import PRESETS as HAND
 from referee.games.hokm import new_match
 from referee.games.hokm_rules import HokmRules
 from referee.match import TimeControl
 from referee.records import Record, read_record
-from referee.runner import RunConfig, RunReport, run
+from referee.runner import RunReport
 from referee.seats import REPLY_LIMIT, Question, RemoteSeat, open_channel
 from referee.verify import verify_record
 from sample_bots.server import PlayerBot, builtin_players, start_server
 from tests.proxy import CORRUPTIONS, CorruptingProxy, marked_note
+from tests.servers import run_one_against_random
 
 BAD, AT = 1, 3
 RULES = {"hokm": HokmRules(target_score=1), "hand": HAND["short"]}
@@ -145,32 +146,15 @@ class ByteFaultBot(PlayerBot):
 
 def play(tmp_path: Path, game: str, scenario: str, policy: str) -> tuple[RunReport, list[Record], list[str]]:
     """Two matches of ``game``, the hostile bot at seat 1 behind the proxy; the corruptions done."""
-
-    async def go() -> tuple[RunReport, list[str]]:
-        good, good_port = await start_server(PlayerBot("random", builtin_players()["random"]), "127.0.0.1:0")
-        hostile, hostile_port = await start_server(ByteFaultBot(scenario), "127.0.0.1:0")
-        proxy = CorruptingProxy(hostile_port)
-        await proxy.start()
-        rules = RULES[game]
-        bots = [BotSpec.parse(f"127.0.0.1:{good_port}")] * rules.players
-        bots[BAD] = BotSpec.parse(f"127.0.0.1:{proxy.port}")
-        config = RunConfig(
-            rules=rules,
-            bots=bots,
-            games=2,
-            policy=policy,
-            time_control=SHORT if scenario in TIMEOUTS else GENEROUS,
-            record_dir=tmp_path,
-        )
-        try:
-            return await run(config), proxy.done
-        finally:
-            await proxy.close()
-            await hostile.stop(None)
-            await good.stop(None)
-
-    report, done = asyncio.run(go())
-    assert [o.seed for o in report.outcomes] == [1, 2], "the run plays on to its second match"
+    report, _, done = run_one_against_random(
+        partial(start_server, ByteFaultBot(scenario), "127.0.0.1:0"),
+        RULES[game],
+        BAD,
+        tmp_path,
+        proxied=True,
+        policy=policy,
+        time_control=SHORT if scenario in TIMEOUTS else GENEROUS,
+    )
     return report, [read_record(o.record) for o in report.outcomes], done
 
 
@@ -259,29 +243,21 @@ async def _garbage(request: bytes, context: Any) -> bytes:
     return b"\xff" * 8  # no HealthCheckResponse: a varint that never ends
 
 
+async def _garbage_health() -> tuple[grpc.aio.Server, int]:
+    """A server whose health check answers raw bytes (no serializer: they go on the wire as they are)."""
+    server = grpc.aio.server()
+    check = grpc.unary_unary_rpc_method_handler(_garbage)
+    server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler("grpc.health.v1.Health", {"Check": check})])
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    return server, port
+
+
 def test_a_health_check_answered_with_garbage_is_a_startup_fault_and_the_run_goes_on(tmp_path):
     # gRPC gives None for a response it cannot read; the referee used to read None's status and
     # the run died of it. Bytes that are no answer are no SERVING: the bot is not ready in time.
-    async def go() -> RunReport:
-        good, good_port = await start_server(PlayerBot("random", builtin_players()["random"]), "127.0.0.1:0")
-        hostile = grpc.aio.server()
-        # Raw bytes out: no serializer, so the handler's bytes go on the wire as they are.
-        check = grpc.unary_unary_rpc_method_handler(_garbage)
-        health = grpc.method_handlers_generic_handler("grpc.health.v1.Health", {"Check": check})
-        hostile.add_generic_rpc_handlers([health])
-        hostile_port = hostile.add_insecure_port("127.0.0.1:0")
-        await hostile.start()
-        bots = [BotSpec.parse(f"127.0.0.1:{good_port}")] * 4
-        bots[BAD] = BotSpec.parse(f"127.0.0.1:{hostile_port}")
-        tc = TimeControl(decision_ms=2_000, bank_ms=10_000, startup_ms=1_000)
-        try:
-            return await run(RunConfig(rules=RULES["hokm"], bots=bots, games=2, time_control=tc, record_dir=tmp_path))
-        finally:
-            await hostile.stop(None)
-            await good.stop(None)
-
-    report = asyncio.run(go())
-    assert [o.seed for o in report.outcomes] == [1, 2]
+    tc = TimeControl(decision_ms=2_000, bank_ms=10_000, startup_ms=1_000)
+    report, _, _ = run_one_against_random(_garbage_health, RULES["hokm"], BAD, tmp_path, time_control=tc)
     for outcome in report.outcomes:
         assert (outcome.reason, outcome.winners, outcome.faulty) == ("forfeit", OTHERS["hokm"], (BAD,))
         assert [(f.seat, f.kind) for f in outcome.faults] == [(BAD, "STARTUP")]
