@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sqlite3
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -24,16 +25,20 @@ from typing import Any
 
 from rich.console import Console
 from rich.live import Live
+from rich.text import Text
 
+from referee.arguments import print_error
 from referee.games import registry
 from referee.games.options import RulesError
+from referee.records import RecordError
 
 from ladder import board, folder, key_file, ledger
-from ladder.config import PARTNERS, ConfigError
+from ladder.config import DATABASE, PARTNERS, ConfigError
 from ladder.live import LiveView, duration
 from ladder.ratings import environment, neighbour_confidence, Rating
 from ladder.scheduler import RunState, run
 from ladder.store import Store, StoreError
+from ladder.store import problem as store_problem
 
 TABLES = ("standings", "pairs", "matches", "ratings")
 PROGRESS_EVERY_S = 15.0
@@ -100,11 +105,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace, console: Console) -> int:
+    """Run one ladder command: 0 done, 2 a bad folder, file or option, 1 a disk or database that failed."""
     try:
         return COMMANDS[args.ladder_command](args, console)
     except (ConfigError, StoreError, RulesError) as error:
-        Console(stderr=True).print(f"[red]error:[/red] {error}", highlight=False, soft_wrap=True)
+        print_error(str(error))
         return 2
+    except sqlite3.Error as error:  # met after the database opened whole: a full disk, a page damaged since
+        print_error(store_problem(_folder(args) / DATABASE, error))
+        return 1
+    except OSError as error:  # a record, the lock, an export: RecordError names its file itself
+        print_error(str(error) if isinstance(error, RecordError) else f"{error.filename}: {error.strerror}")
+        return 1
+
+
+def _folder(args: argparse.Namespace) -> Path:
+    return args.folder if args.ladder_command == "init" else args.dir
 
 
 def _init(args: argparse.Namespace, console: Console) -> int:
@@ -119,6 +135,7 @@ def _init(args: argparse.Namespace, console: Console) -> int:
         f"Next: `waraq ladder add NAME SPEC -C {path}`, then `waraq ladder run -C {path}`",
         highlight=False,
         soft_wrap=True,
+        markup=False,
     )
     return 0
 
@@ -135,19 +152,19 @@ def describe(rules: Any) -> str:
 def _add(args: argparse.Namespace, console: Console) -> int:
     with folder.open_ladder(args.dir) as ladder:
         added = folder.add(ladder, args.name, args.spec, check=not args.no_check, same_entry=args.same_entry)
-    console.print(added.message, highlight=False, soft_wrap=True)
+    console.print(added.message, highlight=False, soft_wrap=True, markup=False)
     return 0
 
 
 def _remove(args: argparse.Namespace, console: Console) -> int:
     with folder.open_ladder(args.dir) as ladder:
-        console.print(folder.remove(ladder, args.name), highlight=False, soft_wrap=True)
+        console.print(folder.remove(ladder, args.name), highlight=False, soft_wrap=True, markup=False)
     return 0
 
 
 def _reinstate(args: argparse.Namespace, console: Console) -> int:
     with folder.open_ladder(args.dir) as ladder:
-        console.print(folder.reinstate(ladder, args.name), highlight=False)
+        console.print(folder.reinstate(ladder, args.name), highlight=False, markup=False)
     return 0
 
 
@@ -176,27 +193,55 @@ def _target(args: argparse.Namespace, ladder: folder.Ladder) -> ledger.Target:
 
 def _run(args: argparse.Namespace, console: Console) -> int:
     with folder.open_ladder(args.dir) as ladder:
-        target = _target(args, ladder)
-        with ladder.store.transaction():
-            ladder.store.set_meta("target", target.to_text())
-        concurrency = args.concurrency or ladder.config.run.concurrency
-        state = RunState(target, concurrency)
-        env = environment(ladder.config.trueskill)
-        bots = ", ".join(b.name for b in ladder.config.bots) or "none"
-        console.print(
-            f"ladder {ladder.folder}: {_goal(target)}, {concurrency} at once; bots: {bots}", highlight=False, soft_wrap=True
-        )
-        if args.quiet or not console.is_terminal:
-            asyncio.run(_with_progress_lines(None if args.quiet else console, ladder, state))
-        else:
-            # The view reads the table in rich's refresh thread: through a connection of its own.
-            view_store = Store.open(ladder.store.path, readonly=True, any_thread=True)
-            try:
-                with Live(LiveView(state, view_store, env), console=console, refresh_per_second=2, transient=True):
-                    asyncio.run(run(ladder.folder, ladder.config, ladder.store, state))
-            finally:
-                view_store.close()
-        return _summary(console, ladder, state, env)
+        try:
+            return _play(args, console, ladder)
+        except (RecordError, sqlite3.Error) as error:  # the run has stopped its bots: every result stored stays
+            return _halted(args, ladder, error)
+
+
+def _halted(args: argparse.Namespace, ladder: folder.Ladder, error: RecordError | sqlite3.Error) -> int:
+    """A run stopped by a record or database it could not write: what it keeps, how to go on."""
+    if isinstance(error, RecordError):
+        what, full = str(error), error.disk_full
+    else:
+        what, full = store_problem(ladder.store.path, error), getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+    try:
+        counts = ladder.store.count_by_status()
+        stored = counts["rated"] + counts["unrated"] + counts["done"]
+        kept = f"the ladder keeps the {stored} match{'es' * (stored != 1)} it stored"
+    except sqlite3.Error:
+        kept = "every match stored before stays"
+    when = "when there is space" if full else "once that is mended"
+    print_error(f"{what}: {kept}; `waraq ladder run -C {args.dir}` goes on with the others {when}")
+    return 1
+
+
+def _play(args: argparse.Namespace, console: Console, ladder: folder.Ladder) -> int:
+    """`ladder run` on an open ladder: the goal stored, the matches played, the summary printed."""
+    target = _target(args, ladder)
+    with ladder.store.transaction():
+        ladder.store.set_meta("target", target.to_text())
+    concurrency = args.concurrency or ladder.config.run.concurrency
+    state = RunState(target, concurrency)
+    env = environment(ladder.config.trueskill)
+    bots = ", ".join(b.name for b in ladder.config.bots) or "none"
+    console.print(
+        f"ladder {ladder.folder}: {_goal(target)}, {concurrency} at once; bots: {bots}",
+        highlight=False,
+        soft_wrap=True,
+        markup=False,
+    )
+    if args.quiet or not console.is_terminal:
+        asyncio.run(_with_progress_lines(None if args.quiet else console, ladder, state))
+    else:
+        # The view reads the table in rich's refresh thread: through a connection of its own.
+        view_store = Store.open(ladder.store.path, readonly=True, any_thread=True)
+        try:
+            with Live(LiveView(state, view_store, env), console=console, refresh_per_second=2, transient=True):
+                asyncio.run(run(ladder.folder, ladder.config, ladder.store, state))
+        finally:
+            view_store.close()
+    return _summary(console, ladder, state, env)
 
 
 async def _with_progress_lines(console: Console | None, ladder: folder.Ladder, state: RunState) -> None:
@@ -225,7 +270,7 @@ def _summary(console: Console, ladder: folder.Ladder, state: RunState, env: Any)
     for line in board.suspensions(rows):
         console.print(line, soft_wrap=True)
     for note in state.notes:
-        console.print(note, style="yellow", highlight=False, soft_wrap=True)
+        console.print(note, style="yellow", highlight=False, soft_wrap=True, markup=False)  # notes quote bots' output
     counts = ladder.store.count_by_status()
     console.print(
         f"{state.played} matches played in {duration(state.elapsed)} "
@@ -241,7 +286,7 @@ def _summary(console: Console, ladder: folder.Ladder, state: RunState, env: Any)
         console.print("stopped before the goal: `waraq ladder run` continues where this run stopped", style="yellow")
         return 130 if state.stopping else 1
     if finished.reason == "stable":
-        console.print(f"[bold green]stable:[/bold green] {finished.detail}", highlight=False, soft_wrap=True)
+        console.print(Text.assemble(("stable:", "bold green"), " ", finished.detail), highlight=False, soft_wrap=True)
     elif finished.reason == "cap":
         worst = min(
             neighbour_confidence({i: Rating(r.mu, r.sigma) for i, r in enumerate(rows) if r.status == "active"}),
@@ -250,16 +295,18 @@ def _summary(console: Console, ladder: folder.Ladder, state: RunState, env: Any)
         )
         least = f"; least certain: {rows[worst[0]].bot} above {rows[worst[1]].bot} at {worst[2]:.1%}" if worst else ""
         console.print(
-            f"[bold yellow]not stable:[/bold yellow] {finished.detail}, before every two neighbours were ordered at "
-            f"{state.target.confidence:.0%}{least}",
+            Text.assemble(
+                ("not stable:", "bold yellow"),
+                f" {finished.detail}, before every two neighbours were ordered at {state.target.confidence:.0%}{least}",
+            ),
             highlight=False,
             soft_wrap=True,
         )
     elif finished.reason == "bots":
-        console.print(f"[red]stopped:[/red] {finished.detail}", highlight=False, soft_wrap=True)
+        console.print(Text.assemble(("stopped:", "red"), " ", finished.detail), highlight=False, soft_wrap=True)
         return 1
     else:
-        console.print(f"done: {finished.detail}", highlight=False)
+        console.print(f"done: {finished.detail}", highlight=False, markup=False)
     return 0
 
 
@@ -288,8 +335,11 @@ def _export(args: argparse.Namespace, console: Console) -> int:
     else:
         text = board.to_csv(data[args.table])
     if args.output is not None:
-        args.output.write_text(text, encoding="utf-8")
-        console.print(f"wrote {args.output}", highlight=False)
+        try:
+            args.output.write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise ConfigError(f"-o {args.output}: cannot write it: {error.strerror or error}") from None
+        console.print(f"wrote {args.output}", highlight=False, markup=False)
     else:
         sys.stdout.write(text)
     return 0
@@ -323,7 +373,9 @@ def export_data(ladder: folder.Ladder) -> dict[str, Any]:
 def _rerate(args: argparse.Namespace, console: Console) -> int:
     with folder.open_ladder(args.dir) as ladder:
         count = ledger.rerate(ladder.store, ladder.config, environment(ladder.config.trueskill))
-    console.print(f"rated {count} matches again from the start with the [trueskill] settings of ladder.toml")
+    console.print(
+        f"rated {count} matches again from the start with the [trueskill] settings of ladder.toml", markup=False
+    )
     return 0
 
 

@@ -27,7 +27,7 @@ from typing import Any
 from referee import sandbox
 from referee.bots import BotSpec
 from referee.games import registry
-from referee.games.options import BadValue, RulesError, boolean, integer, one_of, toml_value
+from referee.games.options import TOO_DEEP, BadValue, RulesError, boolean, integer, one_of, quote, toml_value, utf8_problem
 from referee.match import POLICIES, TimeControl
 
 from ladder.ratings import Layout
@@ -283,6 +283,10 @@ def load(folder: str | Path) -> LadderConfig:
         raise ConfigError(f"{path} cannot be read: {error.strerror}") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path} is not valid TOML: {error}") from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path} is not valid TOML: {utf8_problem(error)}") from None
+    except RecursionError:  # tomllib reads nested arrays and tables by recursion
+        raise ConfigError(f"{path} is not valid TOML: {TOO_DEEP}") from None
     return parse(raw, where=str(path))
 
 
@@ -292,14 +296,14 @@ def parse(raw: Mapping[str, Any], where: str = CONFIG) -> LadderConfig:
         if key not in TOP_KEYS:
             raise ConfigError(f"{where}: {_unknown(key, TOP_KEYS, 'key')}")
     if raw.get("format", FORMAT) != FORMAT:
-        raise ConfigError(f"{where}: format = {toml_value(raw['format'])}: this Waraq reads {FORMAT!r}")
+        raise ConfigError(f"{where}: format = {quote(raw['format'])}: this Waraq reads {FORMAT!r}")
     game = _checked(where, "", "game", raw.get("game", registry.DEFAULT_GAME), one_of(*registry.GAMES))
     if "seed" not in raw:
         raise ConfigError(f"{where}: seed is missing: the ladder's seed (an integer) picks its deals and matches")
     seed = _checked(where, "", "seed", raw["seed"], integer(0))
     rules_raw = raw.get("rules", {})
     if not isinstance(rules_raw, dict):
-        raise ConfigError(f"{where}: rules = {toml_value(rules_raw)}: expected a table [rules] of rule keys")
+        raise ConfigError(f"{where}: rules = {quote(rules_raw)}: expected a table [rules] of rule keys")
     try:
         rules = registry.load_rules(game, dict(rules_raw))
     except RulesError as error:
@@ -317,7 +321,7 @@ def parse(raw: Mapping[str, Any], where: str = CONFIG) -> LadderConfig:
 def _table(where: str, name: str, raw: Any) -> Any:
     kind, keys = TABLES[name]
     if not isinstance(raw, dict):
-        raise ConfigError(f"{where}: {name} = {toml_value(raw)}: expected a table [{name}]")
+        raise ConfigError(f"{where}: {name} = {quote(raw)}: expected a table [{name}]")
     values = {}
     for key, value in raw.items():
         if key not in keys:
@@ -328,7 +332,7 @@ def _table(where: str, name: str, raw: Any) -> Any:
 
 def _bots(where: str, raw: Any) -> tuple[Bot, ...]:
     if not isinstance(raw, list):
-        raise ConfigError(f"{where}: bots = {toml_value(raw)}: expected [[bots]] tables")
+        raise ConfigError(f"{where}: bots = {quote(raw)}: expected [[bots]] tables")
     bots: list[Bot] = []
     for number, entry in enumerate(raw, start=1):
         label = f"[[bots]] number {number}"
@@ -342,7 +346,7 @@ def _bots(where: str, raw: Any) -> tuple[Bot, ...]:
                 raise ConfigError(f"{where}: {label} has no {key}")
         values = {k: _checked(where, f"{label}: ", k, v, BOT_KEYS[k][0]) for k, v in entry.items()}
         if any(b.name == values["name"] for b in bots):
-            raise ConfigError(f"{where}: {label}: name = {toml_value(values['name'])} is used by an earlier bot")
+            raise ConfigError(f"{where}: {label}: name = {quote(values['name'])} is used by an earlier bot")
         bots.append(Bot(**values))
     return tuple(bots)
 
@@ -359,7 +363,7 @@ def _checked(where: str, prefix: str, key: str, value: Any, check: Check) -> Any
     try:
         return check(value)
     except BadValue as error:
-        raise ConfigError(f"{where}: {prefix}{key} = {toml_value(value)}: {error}") from None
+        raise ConfigError(f"{where}: {prefix}{key} = {quote(value)}: {error}") from None
 
 
 def _unknown(key: str, valid: Any, what: str) -> str:

@@ -12,13 +12,23 @@ the seats and the record path, and goes ``planned -> done -> rated`` (or
 match was rated). Ratings are rows, one per (match, bot), never updated: a
 bot's rating is its latest row, and the whole history can be replayed.
 
+A database that cannot be used is a :class:`StoreError` naming the file:
+missing, empty, of another program or schema, or damaged (``PRAGMA
+quick_check`` on every open, so a damaged page is found before a run starts,
+not in the middle of one); :func:`problem` words any SQLite error met later
+the same way (a full disk too). A read-only open (``waraq ladder show``)
+never writes to the file, not even the header SQLite would write into an
+empty one.
+
 This module holds no ladder logic: ``ledger.py`` decides what to write.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
+import urllib.parse
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -31,6 +41,8 @@ ACTIVE, SUSPENDED, RETIRED, REMOVED = "active", "suspended", "retired", "removed
 PLANNED, DONE, RATED, UNRATED, CANCELLED = "planned", "done", "rated", "unrated", "cancelled"
 PROCESSED = (RATED, UNRATED, CANCELLED)
 CRASHES = ("CRASH", "STARTUP")
+SQLITE_MAGIC = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
+DAMAGED = "it is not a whole ladder database; put back a copy of it"
 
 SCHEMA = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -100,7 +112,17 @@ CREATE TABLE processes (                -- bot processes of a run, so a killed r
 
 
 class StoreError(RuntimeError):
-    """The database cannot be used (missing, of another schema): the message says why."""
+    """The database cannot be used (missing, empty, damaged, of another schema): the message says why."""
+
+
+def problem(path: Path, error: sqlite3.Error) -> str:
+    """What an SQLite error met in ``path`` means, in one line naming the file."""
+    code = getattr(error, "sqlite_errorcode", None)
+    if code == sqlite3.SQLITE_FULL:
+        return f"disk full writing {path}"
+    if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB) or "malformed" in str(error):
+        return f"{path} is damaged ({error}): {DAMAGED}"
+    return f"{path}: {error}"
 
 
 def now() -> str:
@@ -190,8 +212,13 @@ class Store:
         path = Path(path)
         if path.exists():
             raise StoreError(f"{path} exists already")
-        store = cls(_connect(path), path)
-        store.db.executescript(f"BEGIN IMMEDIATE; {SCHEMA} INSERT INTO meta VALUES ('schema', '{SCHEMA_VERSION}'); COMMIT;")
+        try:
+            store = cls(_connect(path), path)
+            store.db.executescript(f"BEGIN IMMEDIATE; {SCHEMA} INSERT INTO meta VALUES ('schema', '{SCHEMA_VERSION}'); COMMIT;")
+        except sqlite3.Error as error:  # a full disk: no half-made database is left to be taken for a ladder's
+            for made in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+                made.unlink(missing_ok=True)
+            raise StoreError(problem(path, error)) from None
         return store
 
     @classmethod
@@ -201,15 +228,31 @@ class Store:
         path = Path(path)
         if not path.exists():
             raise StoreError(f"{path} does not exist")
-        store = cls(_connect(path, any_thread), path)
+        if not path.is_file():
+            raise StoreError(f"{path} is not a file: a ladder database is one file")
+        _check_header(path)
         try:
+            connection = _connect(path, any_thread, readonly)
+        except sqlite3.Error as error:
+            raise StoreError(problem(path, error)) from None
+        store = cls(connection, path)
+        try:
+            found = connection.execute("PRAGMA quick_check").fetchall()
+            if found != [("ok",)]:
+                raise StoreError(f"{path} is damaged ({found[0][0]}): {DAMAGED}")
+            tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if "meta" not in tables:
+                raise StoreError(f"{path} is an SQLite database, but not a ladder's (it has no table 'meta')")
             version = store.meta("schema")
-        except sqlite3.DatabaseError as error:
-            raise StoreError(f"{path} is not a ladder database: {error}") from None
+        except sqlite3.Error as error:
+            connection.close()
+            raise StoreError(problem(path, error)) from None
+        except StoreError:
+            connection.close()
+            raise
         if version != str(SCHEMA_VERSION):
+            connection.close()
             raise StoreError(f"{path} has schema {version}; this Waraq reads schema {SCHEMA_VERSION}")
-        if readonly:
-            store.db.execute("PRAGMA query_only = ON")
         return store
 
     def close(self) -> None:
@@ -229,12 +272,16 @@ class Store:
         self._depth = 1
         try:
             yield
+            self.db.execute("COMMIT")
         except BaseException:
-            self._depth = 0
-            self.db.execute("ROLLBACK")
+            # SQLite may have rolled back already (a full disk does): a second ROLLBACK would
+            # raise and hide the error that matters.
+            if self.db.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    self.db.execute("ROLLBACK")
             raise
-        self._depth = 0
-        self.db.execute("COMMIT")
+        finally:
+            self._depth = 0
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:
@@ -610,10 +657,43 @@ class Store:
         return list(self.db.execute("SELECT pid, cmdline FROM processes"))
 
 
-def _connect(path: Path, any_thread: bool = False) -> sqlite3.Connection:
+def _check_header(path: Path) -> None:
+    """Refuse a file SQLite's own header says is not a whole database, before SQLite opens it:
+    opening a WAL database makes its -wal and -shm files, and a damaged file needs neither."""
+    size = path.stat().st_size
+    if size == 0:
+        raise StoreError(f"{path} is empty (0 bytes): not a ladder database; put back a copy of it")
+    with path.open("rb") as file:
+        header = file.read(100)
+    if not header.startswith(SQLITE_MAGIC):
+        raise StoreError(f"{path} is damaged (it does not start with SQLite's header): {DAMAGED}")
+    if len(header) < 100:
+        raise StoreError(f"{path} is damaged (cut short at {size} bytes, inside SQLite's 100-byte header): {DAMAGED}")
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages, changes, valid_for = (int.from_bytes(header[i : i + 4], "big") for i in (28, 24, 92))
+    wal = path.with_name(path.name + "-wal")
+    if changes == valid_for and pages and not (wal.exists() and wal.stat().st_size):  # then the size is the file's
+        if size != pages * page_size:
+            raise StoreError(
+                f"{path} is damaged (it holds {size} bytes; its header says {pages} pages of {page_size}): {DAMAGED}"
+            )
+
+
+def _connect(path: Path, any_thread: bool = False, readonly: bool = False) -> sqlite3.Connection:
     # isolation_level=None: no implicit transactions; this module says BEGIN and COMMIT itself.
-    connection = sqlite3.connect(path, isolation_level=None, timeout=30.0, check_same_thread=not any_thread)
-    connection.execute("PRAGMA journal_mode = WAL")
-    connection.execute("PRAGMA synchronous = FULL")
-    connection.execute("PRAGMA foreign_keys = ON")
+    # Read-only is SQLite's mode=ro, not only query_only: setting the journal mode writes the
+    # header, and a connection that may write would write one into an empty file.
+    where = f"file:{urllib.parse.quote(str(path.absolute()))}" + ("?mode=ro" if readonly else "")
+    connection = sqlite3.connect(where, uri=True, isolation_level=None, timeout=30.0, check_same_thread=not any_thread)
+    try:
+        if readonly:
+            connection.execute("PRAGMA query_only = ON")
+        else:
+            connection.execute("PRAGMA journal_mode = WAL")  # a ladder database is made in WAL mode; it stays so
+            connection.execute("PRAGMA synchronous = FULL")
+        connection.execute("PRAGMA foreign_keys = ON")
+    except sqlite3.Error:
+        connection.close()
+        raise
     return connection
