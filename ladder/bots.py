@@ -1,10 +1,10 @@
 """A ladder's bots as processes: launched where they were added, identified, and never left behind.
 
 A bot's version identity is what its ``Hello`` says (name and version) and,
-where it can be computed, a sha256 of the files its command names: a
-built-in bot's modules; a command's arguments that are files (read from the
-folder the bot was added from), and the module of ``python -m``. An address
-has only its ``Hello``.
+where it can be computed, a sha256 of its code (:mod:`ladder.bot_code`: a
+built-in bot's modules; a command's script, ``python -m`` module or
+executable, read from the folder the bot was added from; never the files its
+arguments merely name, such as a log). An address has only its ``Hello``.
 
 Every process a run launches is remembered in the database with its command
 line; a run that was killed with SIGKILL cannot stop its bots, so the next run
@@ -17,24 +17,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import importlib.machinery
-import importlib.util
 import os
-import shlex
 import signal
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
 from referee import sandbox
 from referee.bots import Endpoint
 
+from ladder import bot_code
 from ladder.config import Bot
 from ladder.store import Store
-
-BUILTIN_MODULES = {
-    "random": ("server", "random_player", "hand_random", "hand_turn"),
-    "heuristic": ("server", "heuristic", "hand_heuristic", "hand_turn"),
-}
 
 
 @dataclass(frozen=True)
@@ -51,58 +45,9 @@ class Identity:
         return f"{self.hello_name or '?'} {self.hello_version or '?'}{files}"
 
 
-def named_files(bot: Bot) -> list[Path]:
-    """The files a bot's spec names, as far as they can be found."""
-    spec = bot.bot_spec
-    if spec.kind == "builtin":
-        import sample_bots
-
-        folder = Path(sample_bots.__file__).parent
-        return [folder / f"{module}.py" for module in BUILTIN_MODULES.get(spec.value, ("server",))]
-    if spec.kind != "command":
-        return []
-    base = Path(bot.cwd or ".")
-    argv = shlex.split(spec.value)
-    found: list[Path] = []
-    for index, token in enumerate(argv):
-        if "{port}" in token:
-            continue
-        value = token.split("=", 1)[1] if token.startswith("-") and "=" in token else token
-        path = base / value
-        if value and path.is_file():
-            found.append(path)
-        elif index and argv[index - 1] == "-m" and Path(argv[0]).name.startswith("python"):
-            found += _module_file(value, base)
-    return sorted({p.resolve() for p in found})
-
-
-def _module_file(module: str, base: Path) -> list[Path]:
-    """Where ``python -m module`` would find the module, without importing anything
-    (the folder it runs in first, then this interpreter's packages)."""
-    parts = module.split(".")
-    roots = [base]
-    top = importlib.machinery.PathFinder.find_spec(parts[0]) or _quiet_find_spec(parts[0])
-    if top is not None and top.submodule_search_locations:
-        roots += [Path(p).parent for p in top.submodule_search_locations]
-    elif top is not None and top.origin:
-        roots.append(Path(top.origin).parent)
-    for root in roots:
-        stem = root.joinpath(*parts)
-        for path in (stem.with_suffix(".py"), stem / "__main__.py"):
-            if path.is_file():
-                return [path]
-    return []
-
-
-def _quiet_find_spec(name: str) -> importlib.machinery.ModuleSpec | None:
-    try:  # a top-level name: found by the import hooks (editable installs too), nothing imported
-        return importlib.util.find_spec(name)
-    except (ImportError, ValueError):
-        return None
-
-
 def files_hash(bot: Bot) -> str | None:
-    files = named_files(bot)
+    """A sha256 of the bot's code (:mod:`ladder.bot_code`), or None when none is found."""
+    files = bot_code.code_files(bot.bot_spec, bot.cwd)
     if not files:
         return None
     digest = hashlib.sha256()
@@ -131,17 +76,24 @@ async def start(
         )
         await endpoint.start()
         if store is not None and endpoint.pid is not None and endpoint.failure is None:
-            store.remember_process(endpoint.pid, _cmdline(endpoint.pid) or "")
+            try:
+                store.remember_process(endpoint.pid, _cmdline(endpoint.pid) or "")
+            except BaseException:  # a full disk: a bot no one remembers must not outlive the run
+                await endpoint.stop()
+                raise
         if endpoint.failure is None:
             return endpoint
     return endpoint
 
 
 async def stop(endpoint: Endpoint, store: Store | None = None) -> None:
+    """Stop the bot, then forget its process; a database that cannot be written (a full disk)
+    keeps its row, which the next run's :func:`reap` drops once it finds the process gone."""
     pid = endpoint.pid
     await endpoint.stop()
     if store is not None and pid is not None:
-        store.forget_process(pid)
+        with contextlib.suppress(sqlite3.Error):
+            store.forget_process(pid)
 
 
 def identity(bot: Bot, endpoint: Endpoint) -> Identity:
