@@ -110,8 +110,11 @@ def _lock(folder: Path) -> IO[str]:
         ) from None
     file.seek(0)
     file.truncate()
-    file.write(f"pid {os.getpid()} ({' '.join(sys.argv[:1] + sys.argv[1:4])})\n")
-    file.flush()
+    holder = f"pid {os.getpid()} ({' '.join(sys.argv[:1] + sys.argv[1:4])})\n"
+    try:  # who holds it, for the next one's message; unbuffered, so a failed write leaves nothing to flush
+        os.write(file.fileno(), holder.encode())
+    except OSError:  # a full disk: the ladder is still locked (the flock), and a run says what it cannot write
+        pass
     return file
 
 

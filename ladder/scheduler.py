@@ -12,7 +12,9 @@ dealt under the ladder's deal key, and its id is made from it too
 Ctrl-C (or SIGTERM) once: no new match starts and those in flight finish.
 Twice: those in flight are dropped; they stay planned and the next run plays
 them again. A SIGKILL loses nothing either: whatever was not committed is
-played again.
+played again. Nor does a full disk: a record or a result that cannot be
+written stops the run as a second Ctrl-C does (the error is raised once the
+bots are stopped), and every result stored before stays.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from pathlib import Path
 from referee import secret_deals
 from referee.bots import Endpoint
 from referee.match import MatchConfig, run_match
-from referee.records import RecordWriter
+from referee.records import RecordError, RecordWriter
 
 from ladder import bots as launch
 from ladder import key_file, ledger
@@ -219,6 +221,8 @@ class Scheduler:
         with RecordWriter(path) as record:  # a record left by a killed run is written again from its start
             try:
                 result = await run_match(match, seats, record)
+            except RecordError:
+                raise  # a full disk: the run stops, and this match stays planned for the next one
             except Exception as error:  # a referee bug: this match is aborted, the ladder goes on
                 detail = f"referee error: {type(error).__name__}: {error}"
                 record.write({"type": "result", "score": [], "winners": [], "reason": "aborted", "detail": detail})
