@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
+ENTRY = Path(__file__).with_name("sandbox_entry.py")
 SOCKET_DIR = "/run/waraq"  # where a sandboxed bot finds its socket folder
 SOCKET_NAME = "bot.sock"
 INNER_PORT = 50051  # a {port} bot's port on its own loopback: nothing else lives there
@@ -254,7 +255,7 @@ _warned = False
 
 
 def _to_stderr(line: str) -> None:
-    print(line, file=sys.stderr)
+    print(line, file=sys.stderr, flush=True)
 
 
 def confine(argv: list[str], *, cwd: str | None, config: Config, warn: Callable[[str], None] | None = None) -> Launch:
@@ -286,11 +287,8 @@ def _unconfined(argv: list[str], cwd: str | None) -> Launch:
     else:
         port = str(_free_port())
         socket, address = "", f"127.0.0.1:{port}"
-    command = [_fill(part, port, socket) for part in argv]
-    # The bot dies with the referee where setpriv can ask for it; its own children may not.
-    setpriv = shutil.which("setpriv")
-    if setpriv is not None:
-        command = [setpriv, "--pdeathsig", "KILL", "--", *command]
+    # The bot dies with the referee (its own children may not: no PID namespace holds them).
+    command = [*_entry(None), *(_fill(part, port, socket) for part in argv)]
     # An unconfined bot is one the user trusts to run as itself: it keeps the environment
     # (its PATH, its toolchain's variables) less Waraq's own, which hold the deal key.
     env = {key: value for key, value in os.environ.items() if not key.startswith(SECRET_PREFIX)}
@@ -345,13 +343,10 @@ def _sandboxed(argv: list[str], cwd: str | None, config: Config, support: Suppor
         "--",
     ]  # fmt: skip
     cgroup = _new_cgroup(support, limits)
-    enter = []
-    if cgroup is not None:
-        # Joined by the launched shell itself before it becomes bwrap: every process of the bot
-        # is born inside, with no moment outside it (a preexec_fn is unsafe once gRPC runs).
-        enter = ["/bin/sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', str(cgroup)]
+    # The launched process ties itself to the referee's life and joins the cgroup before it
+    # becomes bwrap: a preexec_fn is unsafe once gRPC runs.
     return Launch(
-        [*enter, *bwrap, *inner, *command],
+        [*_entry(cgroup), *bwrap, *inner, *command],
         _environment(SCRATCH),
         f"unix:{folder / SOCKET_NAME}",
         True,
@@ -361,6 +356,12 @@ def _sandboxed(argv: list[str], cwd: str | None, config: Config, support: Suppor
         folder,
         support.memory,
     )
+
+
+def _entry(cgroup: Path | None) -> list[str]:
+    """The launched process's first step (referee/sandbox_entry.py): die with this referee, even
+    one killed before the bot is up, and join ``cgroup``."""
+    return [sys.executable, "-I", "-S", str(ENTRY), str(os.getpid()), str(cgroup or "-"), "--"]
 
 
 def _fill(part: str, port: str, socket: str) -> str:

@@ -18,6 +18,7 @@ import asyncio
 import json
 import os
 import shlex
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -46,16 +47,17 @@ def hostile(*flags: str, listen: str = "--unix {socket}") -> BotSpec:
     return BotSpec.parse(shlex.join([sys.executable, str(HOSTILE), *flags]) + " " + listen)
 
 
-def processes_with(token: str) -> list[int]:
-    """Host pids whose command line holds ``token``."""
+def processes_with(*tokens: str) -> list[int]:
+    """Host pids whose command line holds every one of ``tokens``."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                if token.encode() in (entry / "cmdline").read_bytes():
-                    found.append(int(entry.name))
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
             except OSError:
-                pass
+                continue
+            if all(token.encode() in argv for token in tokens):
+                found.append(int(entry.name))
     return found
 
 
@@ -221,7 +223,9 @@ def test_nothing_a_bot_starts_outlives_a_referee_killed_with_sigkill(tmp_path):
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=tmp_path,
     )  # fmt: skip
     try:
-        wait_until(lambda: processes_with(token) or referee.poll() is not None, what="the bot's setsid child")
+        # The child's own command line: a word of its own is the token (the referee's and bwrap's
+        # hold it inside the bot's command).
+        wait_until(lambda: processes_with(token, "-c") or referee.poll() is not None, what="the bot's setsid child")
         assert referee.poll() is None, referee.stderr.read().decode()
         referee.send_signal(signal.SIGKILL)
         referee.wait(10)
@@ -376,3 +380,27 @@ def test_partners_of_one_bot_are_served_by_two_processes(tmp_path):
         events = read_record(outcome.record).events
         notes = [json.loads(e["note"]) for e in events if e["type"] == "decision" and e["seat"] in (1, 3)]
         assert notes and all(note["other seats"] == "none" for note in notes)
+
+
+def test_an_unconfined_bot_dies_with_a_referee_killed_with_sigkill(tmp_path):
+    """Without bubblewrap, the bot itself still dies with the referee (referee/sandbox_entry.py),
+    also when the kill comes while the bot is being launched."""
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    for tool in ("sh",):  # a PATH with no bwrap
+        (bare / tool).symlink_to(shutil.which(tool))
+    token = f"waraq-unconfined-{os.getpid()}-{time.monotonic_ns()}"
+    bad = shlex.join([sys.executable, str(HOSTILE), "--env", token]) + " --unix {socket}"
+    referee = subprocess.Popen(
+        [sys.executable, "-m", "referee.cli", "match", "--bots", bad, "--games", "500", "--rules", "short",
+         "--record", str(tmp_path / "records")],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tmp_path, env={**os.environ, "PATH": str(bare)},
+    )  # fmt: skip
+    try:
+        wait_until(lambda: processes_with(str(HOSTILE), token) or referee.poll() is not None, what="the bot")
+        assert referee.poll() is None, referee.stdout.read().decode()
+        referee.send_signal(signal.SIGKILL)
+        referee.wait(10)
+    finally:
+        referee.kill()
+    wait_until(lambda: not processes_with(str(HOSTILE), token), 10, "the end of the unconfined bot")
