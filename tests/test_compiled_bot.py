@@ -44,7 +44,7 @@ class Played:
     rules: HokmRules
     outcome: MatchOutcome
     events: list[dict[str, Any]]
-    endpoint: Endpoint  # the Go bot's, as the run left it
+    endpoints: list[Endpoint]  # the Go bot's, one a seat, as the run left them
     go_seats: set[int]
 
 
@@ -59,9 +59,10 @@ def _played(config: runner.RunConfig, report: runner.RunReport) -> Played:
     record = read_record(outcome.record)
     assert record.complete, f"record {outcome.record} is incomplete: {record.problem}"
     go = config.bots[0]
-    (endpoint,) = [e for e in report.bots if e.spec == go]
+    endpoints = [e for e in report.bots if e.spec == go]
     seats = {seat for seat, spec in enumerate(config.bots) if spec == go}
-    return Played(config.rules, outcome, record.events, endpoint, seats)
+    assert len(endpoints) == len(seats)  # a process a seat: partners never share one
+    return Played(config.rules, outcome, record.events, endpoints, seats)
 
 
 async def _run_all(configs: list[runner.RunConfig]) -> list[runner.RunReport]:
@@ -98,10 +99,11 @@ def test_match_ends_by_score_without_faults(played: Played) -> None:
 
 
 def test_bot_ran_in_the_sandbox_where_the_machine_has_one(played: Played) -> None:
-    launch = played.endpoint.launch
-    assert launch is not None
     support = sandbox.probe()
-    assert launch.confined == support.usable, f"confined={launch.confined}, sandbox: {support.problem or 'usable'}"
+    for endpoint in played.endpoints:
+        launch = endpoint.launch
+        assert launch is not None
+        assert launch.confined == support.usable, f"confined={launch.confined}, sandbox: {support.problem or 'usable'}"
 
 
 def test_every_go_decision_is_its_first_legal_action_with_its_note(played: Played) -> None:
