@@ -1,7 +1,7 @@
 """The ``waraq`` command: parses options, calls library functions, prints.
 
     waraq match --bots random heuristic [--game hokm|hand] [--rules R] [--games N] [--seed S]
-                [--record DIR] [--concurrency K] [--policy forfeit|substitute] [--deal-key KEY]
+                [--record DIR [--overwrite]] [--concurrency K] [--policy forfeit|substitute] [--deal-key KEY]
     waraq bot serve random|heuristic [--port N]
     waraq play [--game hokm|hand] [--rules PRESET|FILE.toml] [--seed S] [--tricks]
     waraq rules [--game hokm|hand] [PRESET|FILE.toml]
@@ -19,6 +19,7 @@ import random
 import sys
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
@@ -26,23 +27,26 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from referee.cards import parse_card, parse_suit
 from referee.games.hokm import HokmState, winning_index
 from referee.games import registry
 from referee.games.hokm_rules import HokmRules
 from referee.games.options import RulesError
+from referee.arguments import Parser, integer_at_least, milliseconds, port, print_error
 from referee.bots import BUILTIN, BotSpec
 from referee.inprocess import play_match
 from referee.match import POLICIES, MatchOutcome, TimeControl
-from referee import doctor, replay_cli, secret_deals
+from referee import doctor, replay_cli, run_folder, secret_deals
+from referee.records import RecordError
 from referee.runner import RunConfig, run
 from sample_bots import server
 from sample_bots.random_player import RandomPlayer
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="waraq", description="Waraq: a referee for card-game bots.")
+    parser = Parser(prog="waraq", description="Waraq: a referee for card-game bots.")
     commands = parser.add_subparsers(dest="command", required=True)
 
     play = commands.add_parser("play", help="play one in-process match between random players")
@@ -61,12 +65,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         nargs="+",
         required=True,
         metavar="BOT",
-        help="per seat, repeated in turn to fill the seats: a built-in bot (random, heuristic), "
-        "a command with {port}, or an address (host:port, unix:PATH)",
+        help="per seat, repeated in turn to fill the seats (at most one per seat): a built-in bot "
+        "(random, heuristic), a command with {port}, or an address (host:port, unix:PATH)",
     )
     _game_option(match)
     match.add_argument("--rules", default="classic", help=RULES_HELP)
-    match.add_argument("--games", type=int, default=1, help="matches to play (default 1)")
+    match.add_argument("--games", type=integer_at_least(1), default=1, help="matches to play (default 1)")
     match.add_argument(
         "--seed",
         type=int,
@@ -74,11 +78,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="seed of the first match; match i uses seed+i. With the same deal key the same seed "
         "deals the same decks; without it the seed predicts nothing",
     )
-    match.add_argument("--record", type=Path, default=Path("records"), help="folder for the records (default records/)")
+    match.add_argument(
+        "--record",
+        type=Path,
+        help=f"folder for the records (default {DEFAULT_RECORDS}/, or {DEFAULT_RECORDS}-2/, … when it holds another "
+        "run's); a folder of this same run (same command and deal key) is continued: its whole records are kept",
+    )
+    match.add_argument(
+        run_folder.OVERWRITE,
+        action="store_true",
+        help="replace the records of another run in the --record folder (without it, that folder is refused)",
+    )
     match.add_argument("--gzip", action="store_true", help="write .jsonl.gz records")
-    match.add_argument("--concurrency", type=int, default=1, help="matches played at once (default 1)")
+    match.add_argument("--concurrency", type=integer_at_least(1), default=1, help="matches played at once (default 1)")
     match.add_argument("--policy", choices=POLICIES, default="forfeit", help="what a fault costs (default forfeit)")
-    match.add_argument("--max-faults", type=int, default=3, help="substitute: faults that still forfeit (default 3)")
+    match.add_argument(
+        "--max-faults", type=integer_at_least(1), default=3, help="substitute: faults that still forfeit (default 3)"
+    )
     match.add_argument(
         "--deal-key",
         metavar="KEY",
@@ -86,16 +102,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"${secret_deals.ENVIRONMENT}, else a fresh key, printed when the run is over); bots must never "
         "learn it, and every process can read a command line: prefer the variable",
     )
-    match.add_argument("--decision-ms", type=float, default=TimeControl.decision_ms, help="per-decision deadline")
-    match.add_argument("--bank-ms", type=float, default=TimeControl.bank_ms, help="per-match time bank")
-    match.add_argument("--startup-ms", type=float, default=TimeControl.startup_ms, help="start-up deadline")
+    match.add_argument("--decision-ms", type=milliseconds, default=TimeControl.decision_ms, help="per-decision deadline")
+    match.add_argument("--bank-ms", type=milliseconds, default=TimeControl.bank_ms, help="per-match time bank")
+    match.add_argument("--startup-ms", type=milliseconds, default=TimeControl.startup_ms, help="start-up deadline")
     doctor.add_sandbox_options(match)
 
     bot = commands.add_parser("bot", help="run a sample bot")
     bot_commands = bot.add_subparsers(dest="bot_command", required=True)
     serve = bot_commands.add_parser("serve", help="serve a built-in bot over gRPC")
     serve.add_argument("name", choices=BUILTIN)
-    serve.add_argument("--port", type=int, default=0, help="TCP port on 127.0.0.1 (0: any free port)")
+    serve.add_argument("--port", type=port, default=0, help="TCP port on 127.0.0.1 (0: any free port)")
     serve.add_argument("--unix", help="listen on this Unix socket path instead")
 
     replay_cli.register(commands)
@@ -126,8 +142,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             return server.main([args.name, f"--port={args.port}", *([f"--unix={args.unix}"] if args.unix else [])])
         return _show_rules(console, registry.load_rules(args.game, args.spec))
     except (RulesError, ValueError) as error:
-        Console(stderr=True).print(f"[red]error:[/red] {error}", highlight=False, soft_wrap=True)
+        print_error(str(error))
         return 2
+    except RecordError as error:  # the records folder cannot be made or written
+        print_error(str(error))
+        return 1
+
+
+DEFAULT_RECORDS = Path("records")
 
 
 RULES_HELP = (
@@ -277,6 +299,11 @@ def _match(console: Console, args: argparse.Namespace) -> int:
     os.environ.pop(secret_deals.ENVIRONMENT, None)  # launched bots inherit the environment: not this
     key = given or secret_deals.new_key()
     specs = [BotSpec.parse(b) for b in args.bots]
+    if len(specs) > rules.players:
+        raise ValueError(
+            f"--bots: {len(specs)} bots for {rules.players} seats: give at most {rules.players} "
+            "(fewer are repeated in turn to fill the seats)"
+        )
     per_seat = [specs[i % len(specs)] for i in range(rules.players)]
     config = RunConfig(
         rules=rules,
@@ -287,43 +314,64 @@ def _match(console: Console, args: argparse.Namespace) -> int:
         policy=args.policy,
         max_faults=args.max_faults,
         time_control=TimeControl(args.decision_ms, args.bank_ms, args.startup_ms),
-        record_dir=args.record,
         gzip=args.gzip,
         deal_key=key,
         confinement=doctor.confinement(args),
     )
+    wanted = run_folder.identity(config)
+    folder = run_folder.choose(args.record, DEFAULT_RECORDS, wanted)
+    run_folder.claim(folder, wanted, overwrite=args.overwrite)
+    kept = run_folder.kept(folder, config, range(args.seed, args.seed + args.games))
+    config = replace(config, record_dir=folder, skip=frozenset(kept))
     console.print(
         f"{args.game.capitalize()}, {rules.players} players ({args.rules}), "
         f"{args.games} match(es) from seed {args.seed} under {'the deal key given' if given else 'a fresh deal key'}, "
         f"policy {args.policy}: " + ", ".join(f"seat {i} {spec}" for i, spec in enumerate(per_seat)),
         highlight=False,
         soft_wrap=True,
+        markup=False,  # a bot command or a rules path may hold brackets
     )
+    if kept:
+        console.print(f"{len(kept)} match(es) kept from the records of this run in {folder}/", highlight=False, markup=False)
     with Progress(
         TextColumn("matches"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
     ) as progress:
-        task = progress.add_task("matches", total=args.games)
+        task = progress.add_task("matches", total=args.games, completed=len(kept))
         try:
             report = asyncio.run(run(config, on_outcome=lambda _: progress.advance(task)))
         except BaseException:  # interrupted: the matches played so far can be played again too
             if not given:
                 _tell_deal_key(console, args.seed, key)
             raise
-    for endpoint in report.bots:
-        if endpoint.failure is not None:
-            console.print(f"[red]bot {endpoint.spec} failed to start:[/red] {endpoint.failure.detail}", soft_wrap=True)
-    console.print(_results_table(rules, report.outcomes, [str(spec) for spec in per_seat]))
-    faults = [(o, f) for o in report.outcomes for f in o.faults]
+    outcomes = sorted([*kept.values(), *report.outcomes], key=lambda o: o.seed)
+    console.print(_results_table(rules, outcomes, [str(spec) for spec in per_seat]))
+    faults = [(o, f) for o in outcomes for f in o.faults]
     for outcome, fault in faults:
         console.print(
             f"fault in {outcome.match_id}, round {fault.round}, seat {fault.seat}: {fault.kind}: {fault.detail}",
             highlight=False,
             soft_wrap=True,
+            markup=False,  # a fault's detail quotes the bot (its reply, its output)
         )
-    console.print(f"records in {args.record}/", highlight=False)
+    console.print(f"records in {folder}/", highlight=False, soft_wrap=True, markup=False)
+    failed = [e for e in report.bots if e.failure is not None]
+    for endpoint in failed:  # a run whose bot never played is a failed run: exit 1 below
+        print_error(f"bot {endpoint.spec} failed to start: {endpoint.failure.detail}")
+    if report.stopped is not None:
+        print_error(_stopped(report.stopped, len(outcomes), args.games, folder, key_given=bool(given)))
     if not given:
         _tell_deal_key(console, args.seed, key)
-    return 0
+    return 1 if failed or report.stopped is not None else 0
+
+
+def _stopped(error: RecordError, kept: int, games: int, folder: Path, *, key_given: bool) -> str:
+    """Why a run stopped early, what it kept, and how to go on: the same command, the same key."""
+    when = "when there is space" if error.disk_full else "once it can be written"
+    key = "" if key_given else " with the deal key below"
+    return (
+        f"{error}: {kept} match(es) kept in {folder}/; run the same command again{key} {when} "
+        f"to play the other {games - kept}"
+    )
 
 
 def _tell_deal_key(console: Console, seed: int, key: str) -> None:
@@ -357,7 +405,7 @@ def _results_table(rules: Any, outcomes: list[MatchOutcome], bots: list[str]) ->
         names = " + ".join(dict.fromkeys(bots[s] for s in seats))
         table.add_row(
             f"seat{'s' if rules.teams < rules.players else ''} {_side_name(rules, side)}",
-            names,
+            Text(names),  # bot commands, as given: not markup
             str(wins[side]),
             str(points[side]),
         )

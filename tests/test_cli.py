@@ -71,13 +71,13 @@ def test_match_plays_over_grpc_and_says_where_the_records_are(tmp_path):
     assert sorted(p.name for p in tmp_path.glob("*.jsonl")) == ["hokm-1.jsonl", "hokm-2.jsonl", "hokm-3.jsonl"]
 
 
-def test_match_with_a_bot_that_cannot_start_reports_it_and_forfeits(tmp_path):
+def test_match_with_a_bot_that_cannot_start_forfeits_says_which_bot_and_why_and_fails(tmp_path):
     run = subprocess.run(
         [str(Path(sys.executable).with_name("waraq")), "match", "--bots", "false {port}", "random",
          "--rules", "short", "--games", "2", "--record", str(tmp_path), "--startup-ms", "5000"],
         capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "200"},
     )
-    assert run.returncode == 0, run.stderr
-    assert "bot false {port} failed to start" in run.stdout
+    assert run.returncode == 1, run.stderr  # it used to be 0: a run whose bot never played is no success
+    assert "error: bot false {port} failed to start: " in run.stderr and "exited with status 1" in run.stderr
     assert "2 match(es): 2 by forfeit" in run.stdout
     assert run.stdout.count(": STARTUP: ") >= 2  # each match names the fault
