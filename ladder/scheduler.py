@@ -31,6 +31,7 @@ from referee import secret_deals
 from referee.bots import Endpoint
 from referee.match import MatchConfig, run_match
 from referee.records import RecordError, RecordWriter
+from referee.runner import seat_slots
 
 from ladder import bots as launch
 from ladder import key_file, ledger
@@ -86,7 +87,9 @@ class Scheduler:
         self.store = store
         self.state = state
         self.env = environment(config.trueskill)
-        self.endpoints: dict[int, Endpoint] = {}
+        # By (entry id, process number): a bot has a process for each seat it holds in a match
+        # (referee.runner.seat_slots). Process 0 is started with the run, the others when first needed.
+        self.endpoints: dict[tuple[int, int], Endpoint] = {}
         # Endpoints taken out of play (dead, or their bot suspended): their channels stay open until
         # no match in flight uses them, so such a match ends with a typed fault, never a closed channel.
         self.spent: list[Endpoint] = []
@@ -129,7 +132,7 @@ class Scheduler:
                 ledger.suspend(store, entry, reason, at=None)
                 self.note(f"{entry.name} suspended: {reason}", suspension=True)
                 continue
-            self.endpoints[self._check_version(entry, endpoint)] = endpoint
+            self.endpoints[self._check_version(entry, endpoint), 0] = endpoint
         for entry in store.entries([RETIRED, REMOVED]):
             with store.transaction():
                 store.cancel_planned(entry.id, f"{entry.name} {entry.status}")
@@ -171,12 +174,13 @@ class Scheduler:
         return new
 
     async def _restart_if_dead(self, entry_id: int) -> None:
-        endpoint = self.endpoints.get(entry_id)
-        if endpoint is None or launch.alive(endpoint):
-            return
+        """Take the entry's dead processes out of play, and start its first one again (or suspend
+        the bot); its other processes start again when a match needs them."""
+        dead = [key for key, endpoint in self.endpoints.items() if key[0] == entry_id and not launch.alive(endpoint)]
+        for key in dead:
+            self.spent.append(self.endpoints.pop(key))
         entry = self.store.entry(entry_id)
-        self.spent.append(self.endpoints.pop(entry_id))
-        if entry.status != ACTIVE:
+        if (entry_id, 0) not in dead or entry.status != ACTIVE:
             return
         fresh = await self._start(self.bot_of(entry))
         if fresh.failure is not None:
@@ -184,10 +188,23 @@ class Scheduler:
             ledger.suspend(self.store, entry, reason, at=None)
             self.note(f"{entry.name} suspended: {reason}", suspension=True)
             return
-        self.endpoints[entry_id] = fresh
+        self.endpoints[entry_id, 0] = fresh
         with self.store.transaction():
             self.store.log(entry_id, "its process exited; started again")
         self.note(f"{entry.name}: its process exited; started again")
+
+    async def _start_seats(self, planned: Planned) -> None:
+        """Start the processes a match needs beyond each bot's first: one a seat it holds."""
+        for entry_id, slot in self._slots(planned):
+            if slot == 0 or (entry_id, slot) in self.endpoints or (entry_id, 0) not in self.endpoints:
+                continue
+            endpoint = await self._start(self.bot_of(self.store.entry(entry_id)))
+            if endpoint.failure is None:
+                self.endpoints[entry_id, slot] = endpoint  # else its seat faults STARTUP (_seat)
+
+    def _slots(self, planned: Planned) -> list[tuple[int, int]]:
+        entries = {entry: self.bot_of(self.store.entry(entry)).bot_spec.kind == "address" for entry in planned.seats}
+        return seat_slots(planned.seats, entries.__getitem__)
 
     async def stop_bots(self) -> None:
         everyone = [*self.endpoints.values(), *self.spent]
@@ -216,7 +233,7 @@ class Scheduler:
             config.faults.max_faults,
             self.deal_key,
         )
-        seats = [self._seat(bot) for bot in planned.seats]
+        seats = [self._seat(entry_id, slot) for entry_id, slot in self._slots(planned)]
         began = time.perf_counter()
         with RecordWriter(path) as record:  # a record left by a killed run is written again from its start
             try:
@@ -239,9 +256,9 @@ class Scheduler:
             time.perf_counter() - began,
         )
 
-    def _seat(self, entry_id: int):  # noqa: ANN202 - a RemoteSeat or a FailedSeat
-        endpoint = self.endpoints.get(entry_id)
-        if endpoint is None:  # suspended since planning: the match is cancelled, its seat faults at once
+    def _seat(self, entry_id: int, slot: int):  # noqa: ANN202 - a RemoteSeat or a FailedSeat
+        endpoint = self.endpoints.get((entry_id, slot))
+        if endpoint is None:  # suspended since planning (the match is cancelled), or it did not start
             from referee.bots import FailedSeat
             from referee.seats import Fault, FaultKind
 
@@ -295,9 +312,10 @@ class Scheduler:
                 match = queue.popleft()
                 if store.status_of(match.id) != PLANNED:
                     continue  # cancelled since it was planned
+                await self._start_seats(match)
                 task = asyncio.ensure_future(self.play(match))
                 self.tasks[task] = match
-                self.uses[task] = [self.endpoints[b] for b in set(match.seats) if b in self.endpoints]
+                self.uses[task] = [self.endpoints[k] for k in set(self._slots(match)) if k in self.endpoints]
             state.in_flight = len(self.tasks)
             if not self.tasks:
                 if state.stopping or state.finished is not None:
@@ -334,8 +352,9 @@ class Scheduler:
         for name, reason in events.suspended:
             self.note(f"{name} suspended: {reason}", suspension=True)
             entry = self.store.entry_named(name)
-            if entry is not None and entry.id in self.endpoints:
-                self.spent.append(self.endpoints.pop(entry.id))
+            if entry is not None:
+                for key in [k for k in self.endpoints if k[0] == entry.id]:
+                    self.spent.append(self.endpoints.pop(key))
         for bot in sorted({planned.seats[f.seat] for f in outcome.faults if f.kind == "CRASH"}):
             await self._restart_if_dead(bot)
 

@@ -404,3 +404,25 @@ def test_an_unconfined_bot_dies_with_a_referee_killed_with_sigkill(tmp_path):
     finally:
         referee.kill()
     wait_until(lambda: not processes_with(str(HOSTILE), token), 10, "the end of the unconfined bot")
+
+
+def test_a_ladder_bot_partnering_itself_has_a_process_for_each_seat(tmp_path):
+    from ladder import folder
+
+    path = tmp_path / "ladder"
+    folder.init(path, HokmRules(target_score=1), seed=4, partners="self")
+    with folder.open_ladder(path) as ladder:
+        folder.add(ladder, "hostile", str(hostile()), check=False)
+        folder.add(ladder, "random", "random", check=False)
+    ran = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "ladder", "run", "--matches", "4", "-C", str(path)],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    notes = []
+    for record in sorted((path / "records").glob("*.jsonl")):
+        events = read_record(record).events
+        mine = {s["seat"] for s in events[0]["seats"] if s["bot"] == "hostile"}
+        assert len(mine) == 2  # partners
+        notes += [json.loads(e["note"]) for e in events if e["type"] == "decision" and e["seat"] in mine]
+    assert len(notes) > 8 and all(note["other seats"] == "none" for note in notes)
