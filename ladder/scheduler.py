@@ -88,7 +88,8 @@ class Scheduler:
         self.state = state
         self.env = environment(config.trueskill)
         # By (entry id, process number): a bot has a process for each seat it holds in a match
-        # (referee.runner.seat_slots). Process 0 is started with the run, the others when first needed.
+        # (referee.runner.seat_slots), for each seating of a deal (_slots). Process 0 is started
+        # with the run, the others when first needed.
         self.endpoints: dict[tuple[int, int], Endpoint] = {}
         # Endpoints taken out of play (dead, or their bot suspended): their channels stay open until
         # no match in flight uses them, so such a match ends with a typed fault, never a closed channel.
@@ -203,8 +204,15 @@ class Scheduler:
                 self.endpoints[entry_id, slot] = endpoint  # else its seat faults STARTUP (_seat)
 
     def _slots(self, planned: Planned) -> list[tuple[int, int]]:
-        entries = {entry: self.bot_of(self.store.entry(entry)).bot_spec.kind == "address" for entry in planned.seats}
-        return seat_slots(planned.seats, entries.__getitem__)
+        """The process of each seat: one a seat the bot holds, and another set for each seating of
+        a deal. The matches of a duplicate deal share their decks: a process that played one
+        would know the hands of the next (in 4-player Hokm most of the deck is played face up)."""
+        address = {entry: self.bot_of(self.store.entry(entry)).bot_spec.kind == "address" for entry in planned.seats}
+        players = len(planned.seats)
+        return [
+            (entry, slot if address[entry] else planned.position * players + slot)
+            for entry, slot in seat_slots(planned.seats, address.__getitem__)
+        ]
 
     async def stop_bots(self) -> None:
         everyone = [*self.endpoints.values(), *self.spent]

@@ -406,7 +406,9 @@ def test_an_unconfined_bot_dies_with_a_referee_killed_with_sigkill(tmp_path):
     wait_until(lambda: not processes_with(str(HOSTILE), token), 10, "the end of the unconfined bot")
 
 
-def test_a_ladder_bot_partnering_itself_has_a_process_for_each_seat(tmp_path):
+def test_a_ladder_bot_has_a_process_for_each_seat_and_each_seating_of_a_deal(tmp_path):
+    """Partners served by one process would share their hands; the matches of a duplicate deal
+    share their decks, so a process that played one would know the hands of the next."""
     from ladder import folder
 
     path = tmp_path / "ladder"
@@ -419,10 +421,15 @@ def test_a_ladder_bot_partnering_itself_has_a_process_for_each_seat(tmp_path):
         capture_output=True, text=True, timeout=300, cwd=tmp_path,
     )  # fmt: skip
     assert ran.returncode == 0, ran.stdout + ran.stderr
-    notes = []
+    notes, processes_of_deal = [], {}
     for record in sorted((path / "records").glob("*.jsonl")):
         events = read_record(record).events
         mine = {s["seat"] for s in events[0]["seats"] if s["bot"] == "hostile"}
         assert len(mine) == 2  # partners
-        notes += [json.loads(e["note"]) for e in events if e["type"] == "decision" and e["seat"] in mine]
+        seen = [json.loads(e["note"]) for e in events if e["type"] == "decision" and e["seat"] in mine]
+        notes += seen
+        processes_of_deal.setdefault(events[0]["seed"], []).append({note["process"] for note in seen})
     assert len(notes) > 8 and all(note["other seats"] == "none" for note in notes)
+    assert sorted(len(matches) for matches in processes_of_deal.values()) == [2, 2]  # two duplicate deals
+    for first, second in processes_of_deal.values():
+        assert len(first) == len(second) == 2 and not first & second

@@ -147,6 +147,7 @@ def big_file(mb: int) -> str:
 
 
 _kept: list[Any] = []
+PROCESS = os.urandom(4).hex()
 
 
 def attacks(args: argparse.Namespace) -> dict[str, str]:
@@ -204,6 +205,7 @@ class HostileBot(PlayerBot):
                 found = attacks(self.args)
             others = sorted(self.seats_seen.get(stream.get("match", ""), set()) - {stream.get("seat")})
             found["other seats"] = ",".join(map(str, others)) or "none"
+            found["process"] = PROCESS  # which process answered: tests tell apart what each one was sent
             message.reply.note = json.dumps(found, separators=(",", ":"))[:1024]
             yield message
 
