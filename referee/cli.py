@@ -355,8 +355,10 @@ def _match(console: Console, args: argparse.Namespace) -> int:
         )
     console.print(f"records in {folder}/", highlight=False, soft_wrap=True, markup=False)
     failed = [e for e in report.bots if e.failure is not None]
-    for endpoint in failed:  # a run whose bot never played is a failed run: exit 1 below
-        print_error(f"bot {endpoint.spec} failed to start: {endpoint.failure.detail}")
+    # A run whose bot never played is a failed run: exit 1 below. Once a bot and reason (a bot
+    # holding two seats is launched once per seat, and both fail alike).
+    for line in dict.fromkeys(f"bot {e.spec} failed to start: {e.failure.detail}" for e in failed):
+        print_error(line)
     if report.stopped is not None:
         print_error(_stopped(report.stopped, len(outcomes), args.games, folder, key_given=bool(given)))
     if not given:
