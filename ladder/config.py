@@ -27,7 +27,7 @@ from typing import Any
 from referee import sandbox
 from referee.bots import BotSpec
 from referee.games import registry
-from referee.games.options import TOO_DEEP, BadValue, RulesError, boolean, integer, one_of, quote, toml_value, utf8_problem
+from referee.games.options import BadValue, RulesError, TomlProblem, boolean, integer, one_of, quote, toml_of, toml_value
 from referee.match import POLICIES, TimeControl
 
 from ladder.ratings import Layout
@@ -273,20 +273,17 @@ def load(folder: str | Path) -> LadderConfig:
     """The ladder.toml of ``folder``, every key checked."""
     path = Path(folder) / CONFIG
     try:
-        with path.open("rb") as file:
-            raw = tomllib.load(file)
+        data = path.read_bytes()
     except FileNotFoundError:
         raise ConfigError(
             f"{path} does not exist: {Path(folder)} is not a ladder (make one with `waraq ladder init {folder}`)"
         ) from None
     except OSError as error:
         raise ConfigError(f"{path} cannot be read: {error.strerror}") from None
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path} is not valid TOML: {error}") from None
-    except UnicodeDecodeError as error:
-        raise ConfigError(f"{path} is not valid TOML: {utf8_problem(error)}") from None
-    except RecursionError:  # tomllib reads nested arrays and tables by recursion
-        raise ConfigError(f"{path} is not valid TOML: {TOO_DEEP}") from None
+    try:
+        raw = toml_of(data)
+    except TomlProblem as problem:
+        raise ConfigError(f"{path} is not valid TOML: {problem}") from None
     return parse(raw, where=str(path))
 
 

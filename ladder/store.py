@@ -239,7 +239,7 @@ class Store:
         try:
             found = connection.execute("PRAGMA quick_check").fetchall()
             if found != [("ok",)]:
-                raise StoreError(f"{path} is damaged ({found[0][0]}): {DAMAGED}")
+                raise StoreError(f"{path} is damaged ({_first_finding(found)}): {DAMAGED}")
             tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             if "meta" not in tables:
                 raise StoreError(f"{path} is an SQLite database, but not a ladder's (it has no table 'meta')")
@@ -655,6 +655,12 @@ class Store:
 
     def processes(self) -> list[tuple[int, str]]:
         return list(self.db.execute("SELECT pid, cmdline FROM processes"))
+
+
+def _first_finding(rows: list[tuple[str]]) -> str:
+    """quick_check's first problem on one line (its rows may hold several, and a heading)."""
+    lines = [line.strip() for (row,) in rows for line in str(row).splitlines()]
+    return next((line for line in lines if line and not line.startswith("***")), "quick_check failed")
 
 
 def _check_header(path: Path) -> None:

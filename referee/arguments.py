@@ -42,10 +42,7 @@ def integer_at_least(minimum: int) -> Callable[[str], int]:
     """An argparse type: a whole number >= ``minimum``."""
 
     def check(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not an integer (expected one >= {minimum})") from None
+        value = _integer(text, "an integer", f"one >= {minimum}")
         if value < minimum:
             raise argparse.ArgumentTypeError(f"{value} is not allowed: expected an integer >= {minimum}")
         return value
@@ -57,13 +54,17 @@ def integer_at_least(minimum: int) -> Callable[[str], int]:
 def port(text: str) -> int:
     """An argparse type: a TCP port, 0 to 65535."""
     low, high = PORTS
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port (expected an integer from {low} to {high})") from None
+    value = _integer(text, "a port", f"an integer from {low} to {high}")
     if not low <= value <= high:
         raise argparse.ArgumentTypeError(f"{value} is not a port: expected an integer from {low} to {high} (0: any free port)")
     return value
+
+
+def _integer(text: str, what: str, expected: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what} (expected {expected})") from None
 
 
 def milliseconds(text: str) -> float:

@@ -33,7 +33,7 @@ from waraq.v1 import bot_pb2 as pb
 
 from referee import wire
 from referee.games import registry
-from referee.games.options import RulesError
+from referee.games.options import RulesError, quote
 from referee.records import FORMAT, read_record
 
 OK, CORRUPT, CUT_SHORT, INCONSISTENT, UNREADABLE = "ok", "corrupt", "cut short", "inconsistent", "unreadable"
@@ -460,15 +460,15 @@ class _Walk:
         if not isinstance(tc, dict) or not all(isinstance(tc.get(k), (int, float)) for k in ("decision_ms", "bank_ms")):
             raise _Stop(CORRUPT, "line 1: time_control needs decision_ms and bank_ms in ms")
         if type(header["seed"]) is not int:  # the decks are in the record, but its seed must still say which match
-            raise _Stop(CORRUPT, f"line 1: seed {_shown(header['seed'])} is not an integer")
+            raise _Stop(CORRUPT, f"line 1: seed {quote(header['seed'], 60, repr)} is not an integer")
         seats = header["seats"]
         if not isinstance(seats, list):
-            raise _Stop(CORRUPT, f"line 1: seats {_shown(seats)} is not a list of {{seat, bot, version}}")
+            raise _Stop(CORRUPT, f"line 1: seats {quote(seats, 60, repr)} is not a list of {{seat, bot, version}}")
         if len(seats) != rules.players:
             raise _Stop(INCONSISTENT, f"line 1: {rules.players} players, but the header lists {len(seats)} seats")
         for index, entry in enumerate(seats):
             if not (isinstance(entry, dict) and entry.get("seat") == index and isinstance(entry.get("bot"), str)):
-                raise _Stop(CORRUPT, f"line 1: seats[{index}] = {_shown(entry)} is not {{seat: {index}, bot: a name, …}}")
+                raise _Stop(CORRUPT, f"line 1: seats[{index}] = {quote(entry, 60, repr)} is not {{seat: {index}, bot: a name, …}}")
         return rules
 
     def _fault(self, line: int, event: dict[str, Any], players: int) -> dict[str, Any]:
@@ -559,15 +559,6 @@ def _readable_to(replay: Replay) -> str:
         return "nothing before it can be read"
     where = replay.steps[-1].where if replay.steps else "before the first decision"
     return f"readable up to line {lines} ({where})"
-
-
-def _shown(value: Any, limit: int = 60) -> str:
-    """A record's value as a problem quotes it: its repr, cut short (a line may hold anything)."""
-    try:
-        text = repr(value)
-    except RecursionError:
-        return "(a value nested too deeply to show)"
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _number(value: Any) -> float | None:

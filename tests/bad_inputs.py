@@ -18,9 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ladder import folder
-from referee.games.hokm_rules import PRESETS
 from tests.replay_records import hand_worked
+from tests.test_ladder_run import make
 
 Setup = Callable[[Path], None]
 
@@ -66,11 +65,7 @@ def ladder(toml: Callable[[str], str] | None = None, database: bytes | None = No
     """A ladder in ``L/`` with three random bots; its ladder.toml or database replaced if given."""
 
     def setup(here: Path) -> None:
-        path = here / "L"
-        folder.init(path, PRESETS["classic"].replace(target_score=1), seed=5, deal_key="k")
-        with folder.open_ladder(path) as opened:
-            for name in ("a", "b", "c"):
-                folder.add(opened, name, "random", check=False)
+        path = make(here / "L", THREE_RANDOM)
         if toml is not None:
             config = path / "ladder.toml"
             config.write_text(toml(config.read_text()))
@@ -105,6 +100,7 @@ DEEP_LINE = '{"type": "x", "a": ' + "[" * 100_000 + "]" * 100_000 + "}\n"
 NOT_UTF8 = b"target_score = 5\nvoid_rule = \"\xff\xfe\"\n"
 ANOTHER_DB = bytes.fromhex("53514c69746520666f726d6174203300") + bytes(4096 - 16)  # an SQLite header, nothing else
 SHORT = ("--rules", "short", "--startup-ms", "20000")
+THREE_RANDOM = {"a": "random", "b": "random", "c": "random"}
 
 
 def seat_bot(name: str) -> Callable[[list[dict]], list[dict]]:

@@ -230,14 +230,20 @@ def hand_worked(path: Path) -> Path:
     state = HokmState(HAND_RULES, FixedDealer(ace_draw_for(0, HAND_RULES.deck), [deck]))
     while not state.is_over:
         state.apply(highest(state.view(state.to_act)))
-    header = {
-        "type": "match", "format": FORMAT, "game": "hokm", "match_id": "hand-1",
-        "rules": HAND_RULES.to_dict(), "rules_hash": HAND_RULES.rules_hash, "seed": 7,
-        "seats": [{"seat": s, "bot": "high", "version": "1.0"} for s in range(4)],
+    header = record_header(HAND_RULES, 7, match_id="hand-1", bot="high", version="1.0")
+    return write_played(path, header, state.events, lambda number, event: NOTES.get((event["seat"], number)))
+
+
+def record_header(rules: Any, seed: int, *, match_id: str = "m-test", bot: str = "random", version: str = "1") -> dict[str, Any]:
+    """A record's header as the referee writes one, for a match of ``rules`` and ``seed`` whose
+    every seat is ``bot``, with the referee's default time control."""
+    return {
+        "type": "match", "format": FORMAT, "game": rules.GAME, "match_id": match_id,
+        "rules": rules.to_dict(), "rules_hash": rules.rules_hash, "seed": seed,
+        "seats": [{"seat": s, "bot": bot, "version": version} for s in range(rules.players)],
         "time_control": {"decision_ms": 10000, "bank_ms": 60000, "startup_ms": 30000},
         "policy": "forfeit", "started": "2025-01-01T00:00:00.000Z",
     }
-    return write_played(path, header, state.events, lambda number, event: NOTES.get((event["seat"], number)))
 
 
 def write_played(

@@ -17,14 +17,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ladder import folder
-from referee.games.hokm_rules import PRESETS
 from referee.records import read_record
+from tests.bad_inputs import THREE_RANDOM
 from tests.small_disk import small_disk  # noqa: F401 - a fixture
+from tests.test_ladder_run import make
 
 WARAQ = str(Path(sys.executable).with_name("waraq"))
 KEY = "a-fixed-deal-key-for-these-tests"
-SHORT = PRESETS["classic"].replace(target_score=1)
 TIMES = ("ms", "bot_ms", "started")
 
 
@@ -73,11 +72,7 @@ def ladder_rows(path: Path) -> list[dict[str, Any]]:
 
 
 def make_ladder(path: Path) -> Path:
-    folder.init(path, SHORT, seed=5, deal_key=KEY)
-    with folder.open_ladder(path) as ladder:
-        for name in ("a", "b", "c"):
-            folder.add(ladder, name, "random", check=False)
-    return path
+    return make(path, THREE_RANDOM)  # one deal key for both: they play the same matches
 
 
 def test_ladder_run_stops_at_a_full_disk_keeps_every_stored_result_and_a_rerun_plays_the_rest(small_disk, tmp_path):

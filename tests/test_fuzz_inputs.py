@@ -29,12 +29,12 @@ from referee.games import hand
 from referee.games.hand_rules import HandRules
 from referee.games.hokm_rules import HokmRules
 from referee.games.options import RulesError, toml_value
-from referee.records import FORMAT, read_record
+from referee.records import read_record
 from referee.replay import load, request_json
 from referee.replay_cli import match_text, step_screen
 from referee.replay_render import VerdictLine
 from referee.verify import verify_record
-from tests.replay_records import hand_worked, render
+from tests.replay_records import hand_worked, record_header, render
 
 # 80 examples a test under the ci profile (tests/conftest.py): the file runs in a few seconds; 800 under thorough.
 FUZZ = settings(
@@ -65,12 +65,7 @@ def real_events(request, tmp_path_factory) -> list[dict[str, Any]]:
     rng = random.Random(3)
     while not state.is_over:
         state.apply(state.random_action(rng))
-    header = {
-        "type": "match", "format": FORMAT, "game": "hand", "match_id": "m-fuzz", "rules": rules.to_dict(),
-        "rules_hash": rules.rules_hash, "seed": 3, "seats": [{"seat": s, "bot": "random", "version": "1"} for s in range(2)],
-        "time_control": {"decision_ms": 1000, "bank_ms": 1000, "startup_ms": 1000}, "started": "2025-01-01T00:00:00Z",
-    }
-    return [header, *({**e, "ms": 1.0} if e["type"] == "decision" else e for e in state.events)]
+    return [record_header(rules, 3), *({**e, "ms": 1.0} if e["type"] == "decision" else e for e in state.events)]
 
 
 def reads_cleanly(path: Path) -> None:
@@ -222,21 +217,21 @@ ladder_tables = st.fixed_dictionaries(
 @FUZZ
 @given(raw=ladder_tables)
 def test_any_ladder_toml_is_a_config_or_a_config_error_naming_the_file(tmp_path, raw):
-    (tmp_path / ladder_config.CONFIG).write_text(_ladder_document(raw), encoding="utf-8", errors="surrogatepass")
-    try:
-        ladder_config.load(tmp_path)
-    except ladder_config.ConfigError as error:
-        assert str(tmp_path / ladder_config.CONFIG) in str(error)
+    loads_or_names_the_file(tmp_path, _ladder_document(raw).encode("utf-8", "surrogatepass"))
 
 
 @FUZZ
 @given(data=st.one_of(st.binary(max_size=400), deep_toml.map(str.encode)))
 def test_any_bytes_as_ladder_toml_is_a_config_error_naming_the_file(tmp_path, data):
-    (tmp_path / ladder_config.CONFIG).write_bytes(data)
+    loads_or_names_the_file(tmp_path, data)
+
+
+def loads_or_names_the_file(folder: Path, data: bytes) -> None:
+    (folder / ladder_config.CONFIG).write_bytes(data)
     try:
-        ladder_config.load(tmp_path)
+        ladder_config.load(folder)
     except ladder_config.ConfigError as error:
-        assert str(tmp_path / ladder_config.CONFIG) in str(error)
+        assert str(folder / ladder_config.CONFIG) in str(error)
 
 
 def _ladder_document(raw: dict[str, Any]) -> str:

@@ -13,7 +13,7 @@ from referee.games.hokm import IllegalAction
 from referee.games.hokm_rules import MAX_POINTS
 from referee.replay import OK, load
 from referee.replay_render import result_line
-from tests.replay_records import write_played
+from tests.replay_records import record_header, write_played
 
 from tests.hokm_setup import (
     assert_fields,
@@ -432,12 +432,6 @@ def test_a_match_still_going_at_the_bound_is_aborted_with_the_scores_so_far_and_
     result = state.events[-1]
     assert result == {"type": "result", "score": list(state.scores), "winners": [], "reason": "aborted"}
     assert (state.result.winners, state.result.reason) == ((), "aborted")
-    header = {
-        "type": "match", "format": "waraq.record.v1", "game": "hokm", "match_id": "m-bound", "rules": r.to_dict(),
-        "rules_hash": r.rules_hash, "seed": 8, "seats": [{"seat": s, "bot": "random", "version": "1"} for s in range(4)],
-        "time_control": {"decision_ms": 10000, "bank_ms": 60000, "startup_ms": 30000}, "policy": "forfeit",
-        "started": "2025-01-01T00:00:00.000Z",
-    }
-    replay = load(write_played(tmp_path / "bound.jsonl", header, state.events, lambda n, e: None))
+    replay = load(write_played(tmp_path / "bound.jsonl", record_header(r, 8), state.events, lambda n, e: None))
     assert replay.status == OK, replay.problem  # the engine's abort is re-played and checked, not trusted
     assert result_line(result).startswith("Result: aborted, the match reached its bound of rounds: nobody wins")

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from ladder import folder
 from referee import cli
-from referee.games.hokm_rules import PRESETS
+from tests.bad_inputs import THREE_RANDOM
+from tests.test_ladder_run import make
 
 WARAQ = str(Path(sys.executable).with_name("waraq"))
 PAGE = 4096
@@ -54,11 +54,7 @@ SAYS = {
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("damaged") / "ladder"
-    folder.init(path, PRESETS["classic"].replace(target_score=1), seed=5, deal_key="k")
-    with folder.open_ladder(path) as ladder:
-        for name in ("a", "b", "c"):
-            folder.add(ladder, name, "random", check=False)
+    path = make(tmp_path_factory.mktemp("damaged") / "ladder", THREE_RANDOM)
     run = subprocess.run([WARAQ, "ladder", "run", "--matches", "8", "--quiet", "-C", str(path)], capture_output=True,
                          text=True, timeout=300)
     assert run.returncode == 0, run.stderr

@@ -143,36 +143,30 @@ def test_a_full_disk_is_a_record_error_naming_the_file_and_keeps_every_whole_lin
     assert record.events == EVENTS[: len(record.events)] and len(record.events) >= 1
 
 
+async def fill_between_writes(writer: RecordWriter, disk, then: list[dict]) -> None:
+    """In a match's loop: a line written, the disk filled, a line too big for what is left
+    written at the loop's next turn (random hex: gzip cannot shrink it), then ``then``."""
+    writer.write(EVENTS[0])
+    await asyncio.sleep(0)
+    disk.fill(leave=0)
+    writer.write({**EVENTS[1], "note": os.urandom(8192).hex()})
+    await asyncio.sleep(0)
+    for event in then:
+        writer.write(event)
+
+
 def test_inside_an_event_loop_a_failed_deferred_write_is_raised_by_the_next_call_not_logged(small_disk, capfd):
     path = small_disk.path / "r.jsonl"
     writer = RecordWriter(path)
-
-    async def match():
-        writer.write(EVENTS[0])
-        await asyncio.sleep(0)
-        small_disk.fill(leave=0)
-        writer.write({**EVENTS[1], "note": "x" * 8192})  # written at the loop's next turn: it fails there
-        await asyncio.sleep(0)
-        writer.write(EVENTS[2])
-
     with pytest.raises(RecordError, match="disk full writing"):
-        asyncio.run(match())
+        asyncio.run(fill_between_writes(writer, small_disk, [EVENTS[2]]))
     assert capfd.readouterr().err == ""  # not the loop's "Exception in callback" and a traceback
     assert read_record(path).events == EVENTS[:1]
 
 
 def test_a_deferred_failure_no_later_write_raised_is_raised_by_close(small_disk):
-    path = small_disk.path / "r.jsonl.gz"
-    writer = RecordWriter(path)
-
-    async def match():
-        writer.write(EVENTS[0])
-        await asyncio.sleep(0)
-        small_disk.fill(leave=0)
-        writer.write({**EVENTS[1], "note": os.urandom(8192).hex()})  # gzip cannot shrink it
-        await asyncio.sleep(0)
-
-    asyncio.run(match())
+    writer = RecordWriter(small_disk.path / "r.jsonl.gz")
+    asyncio.run(fill_between_writes(writer, small_disk, []))
     with pytest.raises(RecordError, match="disk full writing"):
         writer.close()
 

@@ -131,11 +131,11 @@ def toml_value(value: Any) -> str:
     return str(value)
 
 
-def quote(value: Any, limit: int = 80) -> str:
-    """A value as an error message quotes it: in TOML spelling, cut after ``limit`` characters
-    (a stranger's file may hold a value of any size or depth)."""
+def quote(value: Any, limit: int = 80, spell: Callable[[Any], str] = toml_value) -> str:
+    """A value as an error message quotes it: spelled by ``spell`` (TOML's, for config files),
+    cut after ``limit`` characters (a stranger's file may hold a value of any size or depth)."""
     try:
-        text = toml_value(value)
+        text = spell(value)
     except RecursionError:
         return "(a value nested too deeply to show)"
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -154,26 +154,32 @@ def read_toml(path: str | Path) -> dict[str, Any]:
     """A TOML rules file as a dict; an unreadable or malformed file names the file and the problem."""
     path = Path(path)
     try:
-        with path.open("rb") as file:
-            return tomllib.load(file)
+        data = path.read_bytes()
     except FileNotFoundError:
         raise RulesError(f"rules file {str(path)!r} does not exist") from None
     except OSError as error:
         raise RulesError(f"rules file {str(path)!r} cannot be read: {error.strerror}") from None
-    except tomllib.TOMLDecodeError as error:
-        raise RulesError(f"rules file {str(path)!r} is not valid TOML: {error}") from None
+    try:
+        return toml_of(data)
+    except TomlProblem as problem:
+        raise RulesError(f"rules file {str(path)!r} is not valid TOML: {problem}") from None
+
+
+class TomlProblem(ValueError):
+    """Bytes that are not a TOML document: the message says why, for the caller to name the file."""
+
+
+def toml_of(data: bytes) -> dict[str, Any]:
+    """A TOML document as a dict; :class:`TomlProblem` if it is not UTF-8 (as TOML must be), nests
+    deeper than tomllib's recursion can read, or is not valid TOML (tomllib's own message)."""
+    try:
+        return tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError as error:
-        raise RulesError(f"rules file {str(path)!r} is not valid TOML: {utf8_problem(error)}") from None
+        raise TomlProblem(f"not UTF-8 (byte {error.object[error.start]:#04x} at offset {error.start})") from None
     except RecursionError:  # tomllib reads nested arrays and tables by recursion
-        raise RulesError(f"rules file {str(path)!r} is not valid TOML: {TOO_DEEP}") from None
-
-
-TOO_DEEP = "its arrays or tables are nested too deeply"
-
-
-def utf8_problem(error: UnicodeDecodeError) -> str:
-    """Where a file stops being UTF-8, which TOML must be, in a few words."""
-    return f"not UTF-8 (byte {error.object[error.start]:#04x} at offset {error.start})"
+        raise TomlProblem("its arrays or tables are nested too deeply") from None
+    except tomllib.TOMLDecodeError as error:
+        raise TomlProblem(str(error)) from None
 
 
 class GameRules:
