@@ -188,7 +188,7 @@ def test_a_run_killed_with_sigkill_and_run_again_ends_as_an_uninterrupted_run(re
     assert any((path / r).exists() for r, in in_flight), "no match was in flight at the kill"
     check_invariants(path / "ladder.sqlite")
     orphans = [pid for pid, in db_rows(path, "SELECT pid FROM processes")]
-    assert len(orphans) == 4
+    assert len(orphans) >= 4  # a process for each bot, and more for the seats and seatings it holds
     # Sandboxed bots die with the run that launched them, killed as it was.
     deadline = time.monotonic() + 30
     while any(alive(pid) for pid in orphans) and time.monotonic() < deadline:
