@@ -97,9 +97,16 @@ asyncio.run(main())
 """
 
 
-def play(bots: list[BotSpec], record_dir: Path, confinement: sandbox.Config = ON, cwd: Path | None = None, games: int = 1):
+def play(
+    bots: list[BotSpec],
+    record_dir: Path,
+    confinement: sandbox.Config = ON,
+    cwd: Path | None = None,
+    games: int = 1,
+    time_control: TimeControl = TC,
+):
     config = RunConfig(
-        rules=RULES, bots=bots, games=games, time_control=TC, record_dir=record_dir, confinement=confinement
+        rules=RULES, bots=bots, games=games, time_control=time_control, record_dir=record_dir, confinement=confinement
     )
     here = os.getcwd()
     try:
@@ -184,7 +191,10 @@ def test_a_fork_bomb_hits_the_process_limit_and_harms_only_its_bot(tmp_path):
     random_ = BotSpec.parse("random")
     bots = [random_, hostile("--fork", "1000"), random_, random_]
     limits = sandbox.Limits(processes=48)
-    report = play(bots, tmp_path / "records", sandbox.Config(mode=sandbox.Isolation.ON, limits=limits), cwd=tmp_path, games=2)
+    confinement = sandbox.Config(mode=sandbox.Isolation.ON, limits=limits)
+    # A bomber that wedges itself times out: a short clock keeps the test short.
+    quick = TimeControl(decision_ms=2_000, bank_ms=1_000, startup_ms=30_000)
+    report = play(bots, tmp_path / "records", confinement, cwd=tmp_path, games=2, time_control=quick)
     for outcome in report.outcomes:
         assert all(f.seat == BAD for f in outcome.faults), outcome.faults
         if outcome.faults:
