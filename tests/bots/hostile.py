@@ -152,20 +152,18 @@ PROCESS = os.urandom(4).hex()
 
 def attacks(args: argparse.Namespace) -> dict[str, str]:
     found: dict[str, str] = {}
-    for path in [*args.read, *args.read_hex]:
-        found[f"read:{path}"] = read(path)
-    for path in args.write:
-        found[f"write:{path}"] = write(path)
-    for pid in args.stop:
-        found[f"stop:{pid}"] = stop(pid)
-    for port in args.connect:
-        found[f"connect:{port}"] = connect(port)
-    for port in args.steal_port:
-        found[f"steal:{port}"] = steal_port(port)
-    for name in args.env:
-        found[f"env:{name}"] = environment(name)
-    for token in args.spawn:
-        found[f"spawn:{token}"] = spawn(token)
+    targeted = (
+        ("read", [*args.read, *args.read_hex], read),
+        ("write", args.write, write),
+        ("stop", args.stop, stop),
+        ("connect", args.connect, connect),
+        ("steal", args.steal_port, steal_port),
+        ("env", args.env, environment),
+        ("spawn", args.spawn, spawn),
+    )
+    for name, targets, attack in targeted:
+        for target in targets:
+            found[f"{name}:{target}"] = attack(target)
     if args.fork:
         found["fork"] = fork(args.fork)
     found["processes seen"] = str(sum(1 for p in os.listdir("/proc") if p.isdigit()))
