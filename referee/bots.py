@@ -151,7 +151,7 @@ class Endpoint:
                 stderr=log,
                 start_new_session=True,
                 env=launch.env,
-                cwd=None if launch.confined else self.cwd,  # a sandbox changes folder itself
+                cwd=None if launch.confined else launch.cwd,  # a sandbox changes folder itself
             )
         except OSError as error:
             launch.cleanup()

@@ -209,7 +209,7 @@ class Launch:
     address: str  # what the referee dials: unix:PATH or 127.0.0.1:PORT
     confined: bool
     limits: Limits | None = None
-    cwd: str | None = None
+    cwd: str | None = None  # where it runs (a sandbox's own --chdir puts it there)
     _cgroup: Path | None = None
     _folder: Path | None = None  # the socket folder, removed with the launch
     _memory: str = ""
