@@ -135,8 +135,11 @@ class RemoteSeat:
         if problem is not None:
             raise self._die(FaultKind.STARTUP, problem)
         # Sending waits only on the bot taking the bytes (HTTP/2 flow control), which takes no
-        # thinking: a bot that takes none within a decision's deadline has stopped reading.
-        self._send_s = (start.time_control.decision_ms or SEND_S * 1000) / 1000
+        # thinking: a bot that takes none within a whole reply's time (deadline + bank) has
+        # stopped reading. The deadline alone is too tight on a loaded machine: opening the
+        # stream is a round trip, and a 5 ms deadline lost matches at open under load.
+        clock = start.time_control
+        self._send_s = ((clock.decision_ms + clock.bank_ms) or SEND_S * 1000) / 1000
         try:
             self._call = self._play()
             async with asyncio.timeout(self._send_s):

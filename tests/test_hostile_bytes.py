@@ -183,7 +183,7 @@ def test_every_hostile_reply_is_a_typed_fault_of_its_seat_and_the_run_goes_on(sc
         assert (fault["seat"], fault["kind"], fault["round"]) == (BAD, expected.kind, 1)
         if scenario == "close_window" and number == 1:
             # The window stays shut: the next match cannot even send the bot its MatchStart.
-            assert fault["detail"] == "could not open the Play stream: the bot took no MatchStart within 300 ms"
+            assert fault["detail"] == "could not open the Play stream: the bot took no MatchStart within 600 ms"
             assert decisions_of(record, BAD, fault) == 0
         else:
             assert re.search(expected.detail, fault["detail"]), fault["detail"]
