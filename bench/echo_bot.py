@@ -5,29 +5,22 @@
 The same server as the sample bots (``sample_bots.server.start_server``:
 health and reflection included), but ``Play`` echoes each request's ``seq``
 with its first legal action: no engine, no view parsing, no player. What is
-left is gRPC, protobuf and the event loop, which is what ``bench/grpc.py``
+left is gRPC, protobuf and the event loop, which is what ``bench/transport.py``
 measures the referee against.
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+import argparse
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
 
-# bench/grpc.py would shadow the grpc package if this folder led sys.path.
-_HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+from waraq.v1 import bot_pb2 as pb
+from waraq.v1 import bot_pb2_grpc
 
-import argparse  # noqa: E402
-import asyncio  # noqa: E402
-from collections.abc import AsyncIterator  # noqa: E402
-from typing import Any  # noqa: E402
-
-from waraq.v1 import bot_pb2 as pb  # noqa: E402
-from waraq.v1 import bot_pb2_grpc  # noqa: E402
-
-from referee import wire  # noqa: E402
-from sample_bots.server import serve_until_stopped  # noqa: E402
+from referee import wire
+from sample_bots.server import serve_until_stopped
 
 
 class EchoBot(bot_pb2_grpc.BotServicer):

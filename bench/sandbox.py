@@ -21,14 +21,13 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]  # bench/grpc.py would shadow grpc
+from referee import sandbox
+from referee.bots import BotSpec, Endpoint
+from referee.games.hokm_rules import HokmRules
+from referee.match import TimeControl
+from referee.runner import RunConfig, run
 
-from referee import sandbox  # noqa: E402
-from referee.bots import BotSpec, Endpoint  # noqa: E402
-from referee.games.hokm_rules import HokmRules  # noqa: E402
-from referee.match import TimeControl  # noqa: E402
-from referee.runner import RunConfig, run  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 REPO = HERE.parent
 BOTS = {"random ({socket})": "random", "js ({port} + socat)": "node sample_bots/js/bot.js --port {port}"}

@@ -141,7 +141,7 @@ class _Run:
 
         Each question calls it once it is on its way to its bot (``Question.on_sent``):
         the record is written while the bot thinks, not between a reply and the next
-        question (bench/grpc.py). The loop in :meth:`play` calls it too, in case a seat
+        question (bench/transport.py). The loop in :meth:`play` calls it too, in case a seat
         did not.
         """
         times, self.taken = self.taken, None

@@ -54,7 +54,7 @@ def encode_line(event: dict[str, Any]) -> bytes:
     """One record line: compact JSON in UTF-8, then a newline.
 
     orjson writes the line a dozen times faster than the json module, and
-    a line is written for every decision (bench/grpc.py). The json module
+    a line is written for every decision (bench/transport.py). The json module
     takes what orjson refuses, such as an integer beyond 64 bits (a seed
     given as one), and writes it in the same style.
     """
@@ -93,7 +93,7 @@ class RecordWriter:
 
         In a match the next turn comes when the referee awaits a bot's reply:
         the line is written and flushed while the bot thinks, not between its
-        reply and the next question (bench/grpc.py). It is encoded at once, as
+        reply and the next question (bench/transport.py). It is encoded at once, as
         the event is now. Lines keep their order, and every line is flushed as
         soon as the loop is free.
         """

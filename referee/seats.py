@@ -201,7 +201,7 @@ class RemoteSeat:
     # One timer per seat, re-armed only when it fires early, instead of a timeout
     # context per decision: deadlines are seconds long and replies come in a
     # millisecond, so a timer per decision was scheduled and cancelled some
-    # thousand times for every time one fired (bench/grpc.py).
+    # thousand times for every time one fired (bench/transport.py).
 
     def _watch(self, task: asyncio.Task[Any] | None, timeout_s: float) -> None:
         loop = self._loop

@@ -5,7 +5,7 @@ and a reply's ``Action`` back into an engine action; a Python bot turns the
 request back into a :class:`~referee.games.hokm.HokmView` (or a Hand view) and
 its choice into an ``Action``. Nothing here knows about sockets or time.
 
-Hokm is written here, on the referee's hot path (bench/grpc.py); Hand's
+Hokm is written here, on the referee's hot path (bench/transport.py); Hand's
 messages are in :mod:`referee.wire_hand`, imported only when a Hand view,
 kind or request comes by, so a Hokm-only process never loads Hand. Each
 function below dispatches with one cheap test: the view's type, the kind's
@@ -100,7 +100,7 @@ def _fill_view(m: pb.HokmView, view: HokmView) -> None:
 
     Nested messages are added in place rather than built apart and copied in:
     the referee builds one view per decision, and copies were a quarter of the
-    cost of a request (bench/grpc.py).
+    cost of a request (bench/transport.py).
     """
     m.seat = view.seat
     m.players = view.rules.players
@@ -136,7 +136,7 @@ def tricks_field(tricks: tuple[Trick, ...]) -> bytes:
 
     They are public and only grow, so every seat's every request in a round
     repeats them: merging cached bytes costs half of adding them anew
-    (bench/grpc.py). Concatenated serialized messages merge, and a repeated
+    (bench/transport.py). Concatenated serialized messages merge, and a repeated
     field's entries append, so the bytes stand for the field on their own,
     and a round's field is the field of its tricks but the last plus the last.
 
@@ -176,7 +176,7 @@ def decision_request(
 
     Written into ``into`` when given (an empty request, e.g. ``RefereeMessage().decision``):
     a message built apart and then wrapped would be copied whole, which cost as much as
-    building it (bench/grpc.py).
+    building it (bench/transport.py).
     """
     request = pb.DecisionRequest() if into is None else into
     if type(view) is not HokmView:

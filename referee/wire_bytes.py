@@ -2,7 +2,7 @@
 
 The referee sends one ``RefereeMessage(decision=...)`` per decision, and
 building it field by field in protobuf messages and then serializing it was
-the largest piece of the referee's own work per decision (bench/grpc.py).
+the largest piece of the referee's own work per decision (bench/transport.py).
 Here the bytes are joined from pieces made once: every card name in every
 field it can appear in, small integers, each match's id and each rules' JSON.
 

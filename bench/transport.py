@@ -1,6 +1,6 @@
 """The gRPC referee's decisions per second, against the transport's ceiling.
 
-    python bench/grpc.py [--seconds S] [--rounds R] [--no-record] [--no-memory] [--no-profile]
+    python bench/transport.py [--seconds S] [--rounds R] [--no-record] [--no-memory] [--no-profile]
 
 Four 4-player classic Hokm seats, each a bot process of its own, reached
 over one channel per process as ``waraq match`` reaches them:
@@ -31,40 +31,36 @@ of the referee's side of one run.
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import cProfile
+import gc
+import json
+import os
+import pstats
+import shlex
+import statistics
 import sys
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-# This file is named grpc.py: with its folder first on sys.path, `import grpc`
-# would import it. Take the folder off before anything imports grpc.
+import grpc
+from waraq.v1 import bot_pb2 as pb
+
+from referee import sandbox, wire
+from referee.bots import BotSpec, Endpoint
+from referee.games.hokm import GAME, HokmState, action_from_json, dealer_from_events
+from referee.games.hokm_rules import PRESETS
+from referee.match import TimeControl
+from referee.records import read_record
+from referee.runner import RunConfig, run
+from referee.seats import PLAY_METHOD
+
 HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
-
-import argparse  # noqa: E402
-import asyncio  # noqa: E402
-import cProfile  # noqa: E402
-import gc  # noqa: E402
-import json  # noqa: E402
-import os  # noqa: E402
-import pstats  # noqa: E402
-import shlex  # noqa: E402
-import statistics  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
-import tracemalloc  # noqa: E402
-from collections.abc import Awaitable, Callable  # noqa: E402
-from dataclasses import dataclass  # noqa: E402
-
-import grpc  # noqa: E402
-from waraq.v1 import bot_pb2 as pb  # noqa: E402
-
-from referee import sandbox, wire  # noqa: E402
-from referee.bots import BotSpec, Endpoint  # noqa: E402
-from referee.games.hokm import GAME, HokmState, action_from_json, dealer_from_events  # noqa: E402
-from referee.games.hokm_rules import PRESETS  # noqa: E402
-from referee.match import TimeControl  # noqa: E402
-from referee.records import read_record  # noqa: E402
-from referee.runner import RunConfig, run  # noqa: E402
-from referee.seats import PLAY_METHOD  # noqa: E402
 
 RULES = PRESETS["classic"]
 SEATS = RULES.players

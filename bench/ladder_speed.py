@@ -1,6 +1,6 @@
 """The ladder's figures: matches per second against the transport ceiling, and matches until ordered.
 
-    python bench/ladder.py [--matches 1000] [--chunks 8] [--concurrency 4 8] [--ceiling-seconds 6]
+    python bench/ladder_speed.py [--matches 1000] [--chunks 8] [--concurrency 4 8] [--ceiling-seconds 6]
                            [--order-seeds 10] [--order-matches 60] [--order-bots four two]
                            [--skip-throughput] [--skip-order] [--keep DIR]
 
@@ -10,7 +10,7 @@
    and records, as ``waraq ladder run`` does (the library call behind it,
    without the live view). The run is cut into ``--chunks`` runs of the same
    ladder (it resumes), taking turns at each ``--concurrency``, and after each
-   chunk the transport ceiling of bench/grpc.py is measured at the same
+   chunk the transport ceiling of bench/transport.py is measured at the same
    number of matches at once: four echo bots answered by a bare grpc.aio loop
    replaying the DecisionRequests of this ladder's own records. Each ratio is
 
@@ -32,25 +32,22 @@
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import shlex
+import statistics
 import sys
+import tempfile
+import time
 from pathlib import Path
 
+from ladder import folder
+from ladder import ratings as rt
+from ladder.ledger import Target
+from ladder.scheduler import RunState, run
+from referee.games.hokm_rules import PRESETS
+
 HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]  # bench/grpc.py would shadow grpc
-
-import argparse  # noqa: E402
-import asyncio  # noqa: E402
-import importlib.util  # noqa: E402
-import shlex  # noqa: E402
-import statistics  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
-
-from ladder import folder  # noqa: E402
-from ladder import ratings as rt  # noqa: E402
-from ladder.ledger import Target  # noqa: E402
-from ladder.scheduler import RunState, run  # noqa: E402
-from referee.games.hokm_rules import PRESETS  # noqa: E402
 
 ROOT = HERE.parent
 PYTHON = shlex.quote(sys.executable)
@@ -62,15 +59,6 @@ BOTS = {
 }
 TWO_BOTS = {"random": "random", "heuristic": "heuristic"}  # 4 players: each partners itself
 RULES = PRESETS["classic"]
-
-
-def load_grpc_bench():  # noqa: ANN201 - the module bench/grpc.py, under another name
-    spec = importlib.util.spec_from_file_location("bench_grpc", HERE / "grpc.py")
-    module = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    sys.modules[spec.name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
 
 
 def make_ladder(path: Path, seed: int, duplicate: bool, bots: dict[str, str] = BOTS) -> Path:
@@ -103,12 +91,9 @@ def decisions_of(path: Path, first: int, last: int) -> list[int]:
 
 
 async def ceiling(grpc_bench, records: list[Path], seconds: float, concurrency: int) -> float:
-    """Decisions a second of bench/grpc.py's bare loop against four echo bots, ``concurrency`` matches at once."""
+    """Decisions a second of bench/transport.py's bare loop against four echo bots, ``concurrency`` matches at once."""
     logs = Path(tempfile.mkdtemp(prefix="waraq-echo-logs-"))
-    try:
-        echoes = grpc_bench.Bots(grpc_bench.ECHO_BOT, logs)
-    except TypeError:  # an older bench/grpc.py: no log folder
-        echoes = grpc_bench.Bots(grpc_bench.ECHO_BOT)
+    echoes = grpc_bench.Bots(grpc_bench.ECHO_BOT, logs)
     await echoes.start()
     try:
         matches = [grpc_bench.recorded_match(p) for p in records]
@@ -121,7 +106,8 @@ async def ceiling(grpc_bench, records: list[Path], seconds: float, concurrency: 
 
 
 def throughput(args: argparse.Namespace, work: Path) -> None:
-    grpc_bench = load_grpc_bench()
+    import transport as grpc_bench  # its folder leads sys.path: bench/transport.py
+
     path = make_ladder(work / "throughput", seed=2024, duplicate=True)
     print(
         f"1. {args.matches} matches of 4-player classic Hokm (to 7), duplicate deals, records on; "
