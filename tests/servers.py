@@ -77,3 +77,10 @@ def run_one_against_random(
     report, address, done = asyncio.run(go())
     assert [o.seed for o in report.outcomes] == [1, 2], "the run plays on to its second match"
     return report, address, done
+
+
+def assert_clean_end(outcome: MatchOutcome, events: list[dict[str, Any]]) -> None:
+    """The match ended by score, with no fault in the outcome or the record."""
+    faults = [e for e in events if e["type"] == "fault"]
+    assert outcome.reason == "score", f"match ended by {outcome.reason}: {faults or outcome.faults}"
+    assert not faults and not outcome.faults

@@ -29,6 +29,7 @@ from referee.games import hokm
 from referee.games.hokm_rules import PRESETS, HokmRules
 from referee.match import MatchOutcome
 from referee.records import read_record
+from tests.servers import assert_clean_end
 
 LISTENING = {"port": "--port {port}", "socket": "--unix {socket}"}
 # One round each (target_score=1). Seed 2 asks the Go seats every kind of Action
@@ -87,11 +88,8 @@ def played(request: pytest.FixtureRequest, matches: dict[tuple[str, str], Played
 
 
 def test_match_ends_by_score_without_faults(played: Played) -> None:
-    outcome = played.outcome
-    faults = [e for e in played.events if e["type"] == "fault"]
-    assert outcome.reason == "score", f"match ended by {outcome.reason}: {faults or outcome.faults}"
-    assert not faults and not outcome.faults
-    assert max(outcome.score) >= played.rules.target_score
+    assert_clean_end(played.outcome, played.events)
+    assert max(played.outcome.score) >= played.rules.target_score
     # Hello was answered: the header names the Go bot, with its version, at its seats.
     seats = played.events[0]["seats"]
     assert {s["seat"] for s in seats if s["bot"] == "gobot"} == played.go_seats

@@ -37,6 +37,7 @@ from referee.games.hokm import HokmView, dealer_from_events, winning_index
 from referee.games.hokm_rules import HokmRules
 from referee.match import MatchOutcome
 from referee.records import read_record
+from tests.servers import assert_clean_end
 
 JS_DIR = Path(__file__).resolve().parents[1] / "sample_bots" / "js"
 JS_COMMAND = f"node {shlex.quote(str(JS_DIR / 'bot.js'))} --port {{port}}"
@@ -145,10 +146,7 @@ def played(request: pytest.FixtureRequest, matches: dict[str, Played]) -> Played
 
 
 def assert_ended_by_score_without_faults(played: Played) -> None:
-    outcome = played.outcome
-    faults = [e for e in played.events if e["type"] == "fault"]
-    assert outcome.reason == "score", f"match ended by {outcome.reason}: {faults or outcome.faults}"
-    assert not faults and not outcome.faults
+    assert_clean_end(played.outcome, played.events)
     # Hello was answered: the header names the JS bot at its seats.
     seats = played.events[0]["seats"]
     assert {s["seat"] for s in seats if s["bot"] == "js-sample"} == played.js_seats
