@@ -105,8 +105,6 @@ class Config:
     limits: Limits = Limits()
     # Paths no bot may see, even inside a folder it is shown: the records, the ladder's folder, logs, keys.
     hidden: tuple[Path, ...] = ()
-    # More paths to show read-only (a bot's data files outside its folder).
-    read: tuple[Path, ...] = ()
 
 
 # -- what the machine offers ---------------------------------------------------------------
@@ -387,7 +385,6 @@ def _view(argv: list[str], cwd: str | None, config: Config) -> list[str]:
             options += ["--ro-bind", top, top]
     shown = [Path(p) for p in SYSTEM_BINDS if Path(p).is_dir()]
     shown += [Path(p).resolve() for p in _needed(argv, cwd)]
-    shown += [p.resolve() for p in config.read if p.exists()]
     # Never the whole machine, nor the scratch folder itself (a bot's folder inside /tmp is shown alone).
     roots = _outermost(p for p in shown if p.exists() and str(p) not in ("/", SCRATCH))
     every_hidden = sorted({p.resolve() for p in config.hidden if p.exists()})
