@@ -2,7 +2,7 @@
 
     python bench/echo_bot.py --port N        # N = 0: any free port (printed)
 
-The same server as the sample bots (``sample_bots.server.start_server``:
+The same server as the sample bots (``waraq.bots.server.start_server``:
 health and reflection included), but ``Play`` echoes each request's ``seq``
 with its first legal action: no engine, no view parsing, no player. What is
 left is gRPC, protobuf and the event loop, which is what ``bench/transport.py``
@@ -16,11 +16,10 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
+from waraq.bots.server import serve_until_stopped
+from waraq.referee.wire import hokm as wire
 from waraq.v1 import bot_pb2 as pb
 from waraq.v1 import bot_pb2_grpc
-
-from referee import wire
-from sample_bots.server import serve_until_stopped
 
 
 class EchoBot(bot_pb2_grpc.BotServicer):

@@ -14,15 +14,11 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
 import time
 from bisect import bisect_left, insort
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from referee.games.hokm import new_match  # noqa: E402
-from referee.games.hokm_rules import PRESETS  # noqa: E402
+from waraq.referee.games.hokm.engine import new_match
+from waraq.referee.games.hokm.rules import PRESETS
 
 RULES = {4: PRESETS["classic"], 3: PRESETS["three"], 2: PRESETS["two"]}
 

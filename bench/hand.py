@@ -20,22 +20,12 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from referee.games.hand import TURN, new_match  # noqa: E402
-from referee.games.hand_melds import (  # noqa: E402
-    TableMeld,
-    best_opening,
-    check_meld,
-    discard_uses,
-    has_discard_use,
-)
-from referee.games.hand_rules import PRESETS  # noqa: E402
+from waraq.referee.games.hand.engine import TURN, new_match
+from waraq.referee.games.hand.melds import TableMeld, best_opening, check_meld, discard_uses, has_discard_use
+from waraq.referee.games.hand.rules import PRESETS
 
 
 def play_match(preset: str, seed: int) -> tuple[int, int]:

@@ -41,11 +41,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from ladder import folder
-from ladder import ratings as rt
-from ladder.ledger import Target
-from ladder.scheduler import RunState, run
-from referee.games.hokm_rules import PRESETS
+from waraq.ladder import folder
+from waraq.ladder import ratings as rt
+from waraq.ladder.ledger import Target
+from waraq.ladder.scheduler import RunState, run
+from waraq.referee.games.hokm.rules import PRESETS
 
 HERE = Path(__file__).resolve().parent
 
@@ -55,7 +55,7 @@ BOTS = {
     "random": "random",
     "heuristic": "heuristic",
     "js": f"node {shlex.quote(str(ROOT / 'sample_bots' / 'js' / 'bot.js'))} --port {{port}}",
-    "random-2": f"{PYTHON} -m sample_bots.server random --port {{port}}",
+    "random-2": f"{PYTHON} -m waraq.bots.server random --port {{port}}",
 }
 TWO_BOTS = {"random": "random", "heuristic": "heuristic"}  # 4 players: each partners itself
 RULES = PRESETS["classic"]

@@ -21,11 +21,11 @@ import sys
 import time
 from pathlib import Path
 
-from referee import sandbox
-from referee.bots import BotSpec, Endpoint
-from referee.games.hokm_rules import HokmRules
-from referee.match import TimeControl
-from referee.runner import RunConfig, run
+from waraq.referee.games.hokm.rules import HokmRules
+from waraq.referee.launch import sandbox
+from waraq.referee.launch.bots import BotSpec, Endpoint
+from waraq.referee.match.play import TimeControl
+from waraq.referee.match.runner import RunConfig, run
 
 HERE = Path(__file__).resolve().parent
 

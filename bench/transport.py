@@ -5,7 +5,7 @@
 Four 4-player classic Hokm seats, each a bot process of its own, reached
 over one channel per process as ``waraq match`` reaches them:
 
-* referee+random: ``referee.runner.run`` plays whole matches between four
+* referee+random: ``waraq.referee.match.runner.run`` plays whole matches between four
   ``random`` sample bots (started once here and passed as four addresses, so
   the runner sees four distinct bots), recording them as ``waraq match`` does;
 * referee+echo: the same referee against four ``bench/echo_bot.py`` processes,
@@ -49,16 +49,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
-from waraq.v1 import bot_pb2 as pb
 
-from referee import sandbox, wire
-from referee.bots import BotSpec, Endpoint
-from referee.games.hokm import GAME, HokmState, action_from_json, dealer_from_events
-from referee.games.hokm_rules import PRESETS
-from referee.match import TimeControl
-from referee.records import read_record
-from referee.runner import RunConfig, run
-from referee.seats import PLAY_METHOD
+from waraq.referee.games.hokm.engine import GAME, HokmState, action_from_json, dealer_from_events
+from waraq.referee.games.hokm.rules import PRESETS
+from waraq.referee.launch import sandbox
+from waraq.referee.launch.bots import BotSpec, Endpoint
+from waraq.referee.match.play import TimeControl
+from waraq.referee.match.runner import RunConfig, run
+from waraq.referee.match.seats import PLAY_METHOD
+from waraq.referee.records.record_file import read_record
+from waraq.referee.wire import hokm as wire
+from waraq.v1 import bot_pb2 as pb
 
 HERE = Path(__file__).resolve().parent
 
@@ -67,7 +68,7 @@ SEATS = RULES.players
 SEED = 1000  # every round plays the same matches: the random bots are seeded from the match id
 TIME = TimeControl()
 PYTHON = shlex.quote(sys.executable)
-RANDOM_BOT = f"{PYTHON} -m sample_bots.server random --port {{port}}"
+RANDOM_BOT = f"{PYTHON} -m waraq.bots.server random --port {{port}}"
 ECHO_BOT = f"{PYTHON} {shlex.quote(str(HERE / 'echo_bot.py'))} --port {{port}}"
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -206,7 +207,7 @@ async def echo_match(plays: list[grpc.aio.StreamStreamMultiCallable], match: Rec
 async def echo_run(addresses: list[str], matches: list[Recorded], games: int, concurrency: int) -> int:
     """Decisions echoed in ``games`` lockstep matches, ``concurrency`` at once.
 
-    The slots are filled as ``referee.runner.run`` fills them (every match waits
+    The slots are filled as ``waraq.referee.match.runner.run`` fills them (every match waits
     on one semaphore), so both figures lose the same tail as their last matches end.
     """
     channels = [grpc.aio.insecure_channel(a) for a in addresses]

@@ -27,8 +27,8 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ladder import ratings as rt
-from ladder.store import ACTIVE, RATED, REMOVED, RETIRED, SUSPENDED, UNRATED, Store
+from waraq.ladder import ratings as rt
+from waraq.ladder.store import ACTIVE, RATED, REMOVED, RETIRED, SUSPENDED, UNRATED, Store
 
 Z95 = 1.959963984540054
 

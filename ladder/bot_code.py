@@ -1,4 +1,4 @@
-"""Which files are a bot's code: what its version identity hashes (``ladder.bots.files_hash``).
+"""Which files are a bot's code: what its version identity hashes (``waraq.ladder.bots.files_hash``).
 
 A new hash is a new version, rated from the start (``waraq ladder add``,
 ``run``), so the hash must change when the program changes and only then.
@@ -30,11 +30,11 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.bots import BotSpec
+from waraq.referee.launch.bots import BotSpec
 
 BUILTIN_MODULES = {
-    "random": ("server", "random_player", "hand_random", "hand_turn"),
-    "heuristic": ("server", "heuristic", "hand_heuristic", "hand_turn"),
+    "random": ("server", "hokm_random", "hand_random", "hand_turn"),
+    "heuristic": ("server", "hokm_heuristic", "hand_heuristic", "hand_turn"),
 }
 
 
@@ -73,9 +73,9 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")  # env's VAR=value
 def code_files(spec: BotSpec, folder: str = "") -> list[Path]:
     """The files that are the code of the bot ``spec`` (relative paths from ``folder``)."""
     if spec.kind == "builtin":
-        import sample_bots
+        from waraq import bots
 
-        here = Path(sample_bots.__file__).parent
+        here = Path(bots.__file__).parent
         return [here / f"{module}.py" for module in BUILTIN_MODULES.get(spec.value, ("server",))]
     if spec.kind != "command":
         return []  # an address: only its Hello says what it is

@@ -9,7 +9,7 @@
     waraq ladder reinstate NAME | rerate
 
 Every command but ``init`` works on the ladder in ``--dir`` (default: here).
-Registered through the ``waraq.commands`` entry point (referee/cli.py).
+Registered through the ``waraq.commands`` entry point (referee/cli/main.py).
 """
 
 from __future__ import annotations
@@ -27,18 +27,17 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
-from referee.arguments import print_error
-from referee.games import registry
-from referee.games.options import RulesError
-from referee.records import RecordError
-
-from ladder import board, folder, key_file, ledger
-from ladder.config import DATABASE, PARTNERS, ConfigError
-from ladder.live import LiveView, duration
-from ladder.ratings import environment, neighbour_confidence, Rating
-from ladder.scheduler import RunState, run
-from ladder.store import Store, StoreError
-from ladder.store import problem as store_problem
+from waraq.ladder import board, folder, key_file, ledger
+from waraq.ladder.config import DATABASE, PARTNERS, ConfigError
+from waraq.ladder.live import LiveView, duration
+from waraq.ladder.ratings import Rating, environment, neighbour_confidence
+from waraq.ladder.scheduler import RunState, run
+from waraq.ladder.store import Store, StoreError
+from waraq.ladder.store import problem as store_problem
+from waraq.referee.cli.arguments import print_error
+from waraq.referee.games import registry
+from waraq.referee.games.options import RulesError
+from waraq.referee.records.record_file import RecordError
 
 TABLES = ("standings", "pairs", "matches", "ratings")
 PROGRESS_EVERY_S = 15.0

@@ -24,13 +24,22 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from referee import sandbox
-from referee.bots import BotSpec
-from referee.games import registry
-from referee.games.options import BadValue, RulesError, TomlProblem, boolean, integer, one_of, quote, toml_of, toml_value
-from referee.match import POLICIES, TimeControl
-
-from ladder.ratings import Layout
+from waraq.ladder.ratings import Layout
+from waraq.referee.games import registry
+from waraq.referee.games.options import (
+    BadValue,
+    RulesError,
+    TomlProblem,
+    boolean,
+    integer,
+    one_of,
+    quote,
+    toml_of,
+    toml_value,
+)
+from waraq.referee.launch import sandbox
+from waraq.referee.launch.bots import BotSpec
+from waraq.referee.match.play import POLICIES, TimeControl
 
 CONFIG = "ladder.toml"
 DATABASE = "ladder.sqlite"
@@ -77,7 +86,7 @@ class RunSettings:
 
 @dataclass(frozen=True)
 class SandboxSettings:
-    """How launched bots are confined (referee.sandbox); the limits are per bot process."""
+    """How launched bots are confined (waraq.referee.launch.sandbox); the limits are per bot process."""
 
     mode: str = sandbox.Isolation.AUTO.value
     memory_mb: int = sandbox.Limits.memory_mb

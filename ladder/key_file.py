@@ -3,7 +3,7 @@
 A ladder's seed is public: it is in ladder.toml, which a person may publish,
 and every record's ``seed`` is that seed × 1,000,000 + the deal's number. It
 still decides matchmaking, reproducibly; the decks and the match ids the bots
-see come from this key as well (:mod:`referee.secret_deals`), so no record,
+see come from this key as well (:mod:`waraq.referee.match.secret_deals`), so no record,
 however many are published, predicts a deal still to be played.
 
 * It is made at ``waraq ladder init`` from the system's secure random source,
@@ -30,9 +30,8 @@ import stat
 import tempfile
 from pathlib import Path
 
-from referee import secret_deals
-
-from ladder.config import ConfigError
+from waraq.ladder.config import ConfigError
+from waraq.referee.match import secret_deals
 
 KEY_FILE = "ladder.key"
 TEXT = """\

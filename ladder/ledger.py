@@ -27,21 +27,10 @@ from dataclasses import dataclass, field
 
 import trueskill
 
-from ladder import ratings as rt
-from ladder.config import LadderConfig
-from ladder.matchmaking import History, Planner, group_size
-from ladder.store import (
-    ACTIVE,
-    CRASHES,
-    DONE,
-    RATED,
-    SUSPENDED,
-    UNRATED,
-    Entry,
-    Outcome,
-    Planned,
-    Store,
-)
+from waraq.ladder import ratings as rt
+from waraq.ladder.config import LadderConfig
+from waraq.ladder.matchmaking import History, Planner, group_size
+from waraq.ladder.store import ACTIVE, CRASHES, DONE, RATED, SUSPENDED, UNRATED, Entry, Outcome, Planned, Store
 
 # A deal's seed is ladder seed × this + deal number: public, so its decks come from it and the
 # ladder's secret key together (ladder/key_file.py).

@@ -1,7 +1,7 @@
 """The live view of a run: progress, matches a second, the top of the table, faults and notes.
 
 A rich renderable read afresh at each refresh of ``rich.live.Live`` (the
-scheduler only updates a :class:`~ladder.scheduler.RunState`; the table is read
+scheduler only updates a :class:`~waraq.ladder.scheduler.RunState`; the table is read
 from the database, so what is shown is what is committed). Rich refreshes from
 a thread of its own: give the view a store opened for it (``any_thread``).
 """
@@ -16,9 +16,9 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
-from ladder import board
-from ladder.scheduler import RunState
-from ladder.store import Store
+from waraq.ladder import board
+from waraq.ladder.scheduler import RunState
+from waraq.ladder.store import Store
 
 
 def duration(seconds: float) -> str:

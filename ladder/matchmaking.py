@@ -39,8 +39,8 @@ from dataclasses import dataclass, field
 
 import trueskill
 
-from ladder.config import Matchmaking
-from ladder.ratings import Layout, Rating, layout, quality
+from waraq.ladder.config import Matchmaking
+from waraq.ladder.ratings import Layout, Rating, layout, quality
 
 Seating = tuple[int, ...]
 
@@ -117,16 +117,16 @@ def candidates(
         )
     if lay.teams and partners == "self":
         total = len(bots) * (len(bots) - 1)
-        draw = lambda: _self_seating(rng.sample(bots, 2))  # noqa: E731
-        every = lambda: (_self_seating(pair) for pair in itertools.permutations(bots, 2))  # noqa: E731
+        draw = lambda: _self_seating(rng.sample(bots, 2))
+        every = lambda: (_self_seating(pair) for pair in itertools.permutations(bots, 2))
     elif lay.teams and len(bots) < 4:
-        every = lambda: _few_bots_seatings(bots)  # noqa: E731
+        every = lambda: _few_bots_seatings(bots)
         total = sum(1 for _ in every())
         draw = None
     else:
         total = math.perm(len(bots), players)
-        draw = lambda: tuple(rng.sample(bots, players))  # noqa: E731
-        every = lambda: itertools.permutations(bots, players)  # noqa: E731
+        draw = lambda: tuple(rng.sample(bots, players))
+        every = lambda: itertools.permutations(bots, players)
     if total <= limit or draw is None:
         out = list(every())
         rng.shuffle(out)

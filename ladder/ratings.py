@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 import trueskill
 
-if TYPE_CHECKING:  # ladder.config reads Layout from here
-    from ladder.config import TrueSkillSettings
+if TYPE_CHECKING:  # waraq.ladder.config reads Layout from here
+    from waraq.ladder.config import TrueSkillSettings
 
 
 @dataclass(frozen=True)
@@ -126,7 +126,7 @@ def ranks(
     return out
 
 
-def _groups(ratings: Mapping[int, Rating], env: trueskill.TrueSkill, seats: Sequence[int], players: int | Layout):  # noqa: ANN202
+def _groups(ratings: Mapping[int, Rating], env: trueskill.TrueSkill, seats: Sequence[int], players: int | Layout):
     by_side = sides(seats, players)
     groups = [tuple(env.create_rating(*_values(ratings, env, bot)) for bot in side) for side in by_side]
     weights = [tuple(side.values()) for side in by_side]

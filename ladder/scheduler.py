@@ -27,17 +27,16 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from referee import secret_deals
-from referee.bots import Endpoint
-from referee.match import MatchConfig, run_match
-from referee.records import RecordError, RecordWriter
-from referee.runner import seat_slots
-
-from ladder import bots as launch
-from ladder import key_file, ledger
-from ladder.config import Bot, LadderConfig
-from ladder.ratings import environment
-from ladder.store import ACTIVE, PLANNED, REMOVED, RETIRED, SUSPENDED, Entry, FaultRow, Outcome, Planned, Store
+from waraq.ladder import bots as launch
+from waraq.ladder import key_file, ledger
+from waraq.ladder.config import Bot, LadderConfig
+from waraq.ladder.ratings import environment
+from waraq.ladder.store import ACTIVE, PLANNED, REMOVED, RETIRED, SUSPENDED, Entry, FaultRow, Outcome, Planned, Store
+from waraq.referee.launch.bots import Endpoint
+from waraq.referee.match import secret_deals
+from waraq.referee.match.play import MatchConfig, run_match
+from waraq.referee.match.runner import seat_slots
+from waraq.referee.records.record_file import RecordError, RecordWriter
 
 
 @dataclass
@@ -88,7 +87,7 @@ class Scheduler:
         self.state = state
         self.env = environment(config.trueskill)
         # By (entry id, process number): a bot has a process for each seat it holds in a match
-        # (referee.runner.seat_slots), for each seating of a deal (_slots). Process 0 is started
+        # (waraq.referee.match.runner.seat_slots), for each seating of a deal (_slots). Process 0 is started
         # with the run, the others when first needed.
         self.endpoints: dict[tuple[int, int], Endpoint] = {}
         # Endpoints taken out of play (dead, or their bot suspended): their channels stay open until
@@ -264,11 +263,11 @@ class Scheduler:
             time.perf_counter() - began,
         )
 
-    def _seat(self, entry_id: int, slot: int):  # noqa: ANN202 - a RemoteSeat or a FailedSeat
+    def _seat(self, entry_id: int, slot: int):
         endpoint = self.endpoints.get((entry_id, slot))
         if endpoint is None:  # suspended since planning (the match is cancelled), or it did not start
-            from referee.bots import FailedSeat
-            from referee.seats import Fault, FaultKind
+            from waraq.referee.launch.bots import FailedSeat
+            from waraq.referee.match.seats import Fault, FaultKind
 
             return FailedSeat(self.store.entry(entry_id).name, Fault(FaultKind.STARTUP, "the bot is not running"))
         return endpoint.seat()

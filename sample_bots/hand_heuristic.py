@@ -1,15 +1,15 @@
 """A Hand bot that melds well: a real search for its opening, then everything it can lay.
 
-It decides from one seat's :class:`~referee.games.hand.HandView` alone, as a
+It decides from one seat's :class:`~waraq.referee.games.hand.engine.HandView` alone, as a
 bot over the wire does, and keeps nothing between calls. It builds each turn
-on a :class:`~sample_bots.hand_turn.TurnBuilder`, which refuses what the
+on a :class:`~waraq.bots.hand_turn.TurnBuilder`, which refuses what the
 referee would refuse, so its turns are always legal.
 
 How it plays (RULES.md "## Hand": never opening costs 100, so open early;
 a card left in hand costs its value, a joker 15):
 
 * **Opening:** the most valuable set of disjoint melds in the hand, found by
-  :func:`~referee.games.hand_melds.best_opening` (a branch and bound over
+  :func:`~waraq.referee.games.hand.melds.best_opening` (a branch and bound over
   every meld the hand holds, not a greedy pick), laid as soon as it is worth
   ``opening_points``.
 * **Once opened:** every meld the same search finds, every table joker it can
@@ -34,9 +34,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from referee.games.hand import TAKE, DISCARD_PILE, STOCK, Add, HandView, Swap, Turn
-from referee.games.hand_melds import best_opening, charge, discard_uses, melds_in
-from sample_bots.hand_turn import (
+from waraq.bots.hand_turn import (
     TurnBuilder,
     TurnError,
     ends_for,
@@ -49,6 +47,8 @@ from sample_bots.hand_turn import (
     suit,
     swaps_for,
 )
+from waraq.referee.games.hand.engine import DISCARD_PILE, STOCK, TAKE, Add, HandView, Swap, Turn
+from waraq.referee.games.hand.melds import best_opening, charge, discard_uses, melds_in
 
 
 class HandHeuristicPlayer:

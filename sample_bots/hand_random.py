@@ -2,7 +2,7 @@
 
 TAKE is a fair coin between the stock and the discard. A TURN has no list of
 legal actions to pick from, so the bot builds one on a
-:class:`~sample_bots.hand_turn.TurnBuilder` from its view alone: the taken
+:class:`~waraq.bots.hand_turn.TurnBuilder` from its view alone: the taken
 discard down one of the ways the view lists (``view.uses``), then, at
 random, its opening (when the hand holds one: a bot that never opened could
 never go out, and rounds would not end), melds, additions and joker swaps,
@@ -14,9 +14,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from referee.games.hand import TAKE, Add, HandView, Meld, Swap
-from referee.games.hand_melds import best_opening, melds_in
-from sample_bots.hand_turn import TurnBuilder, TurnError, cards_of, ends_for, joined, swaps_for
+from waraq.bots.hand_turn import TurnBuilder, TurnError, cards_of, ends_for, joined, swaps_for
+from waraq.referee.games.hand.engine import TAKE, Add, HandView, Meld, Swap
+from waraq.referee.games.hand.melds import best_opening, melds_in
 
 # How often each kind of step is tried when it is possible.
 OPEN = 0.8
@@ -35,7 +35,7 @@ class HandRandomPlayer:
         return random_turn(view, self._rng)
 
     def pick(self, count: int) -> int:
-        """TAKE's choice by index, without the view (sample_bots.server); a TURN lists no actions."""
+        """TAKE's choice by index, without the view (waraq.bots.server); a TURN lists no actions."""
         return self._rng.randrange(count)
 
 

@@ -4,7 +4,7 @@ A TURN has no list of legal actions (there are far too many): the referee
 checks the whole turn. So a bot builds its turn step by step on a copy of
 what its view shows, and :class:`TurnBuilder` refuses each step the referee
 would refuse, by the same rules (RULES.md "## Hand", checked with
-:mod:`referee.games.hand_melds`): melds valid, no addition or swap before the
+:mod:`waraq.referee.games.hand.melds`): melds valid, no addition or swap before the
 seat has opened, one card kept to discard, an opening worth
 ``opening_points``, the taken discard on the table by the end. The sample
 bots then choose among steps that are legal, and never lose a match by a
@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from referee.games.hand import HandView, Turn
-from referee.games.hand_melds import (
+from waraq.referee.games.hand.engine import HandView, Turn
+from waraq.referee.games.hand.melds import (
     ACE,
     FACES,
     JOKER,

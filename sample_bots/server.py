@@ -3,8 +3,8 @@
     waraq bot serve random --port 50051
     waraq bot serve heuristic --port 0        # prints the port it got
 
-A player is a callable taking a view (:class:`~referee.games.hokm.HokmView`
-or :class:`~referee.games.hand.HandView`) and returning one of its legal
+A player is a callable taking a view (:class:`~waraq.referee.games.hokm.engine.HokmView`
+or :class:`~waraq.referee.games.hand.engine.HandView`) and returning one of its legal
 actions; a new player is made for each match and seat, for the match's game
 (``MatchStart.game``), so one process serves any number of concurrent matches
 of either game. If the player object has a ``note`` attribute after deciding,
@@ -29,10 +29,11 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
+
+from waraq.referee.cli import arguments
+from waraq.referee.wire import hokm as wire
 from waraq.v1 import bot_pb2 as pb
 from waraq.v1 import bot_pb2_grpc
-
-from referee import arguments, wire
 
 # (match id, seat, game) -> the player: a callable from a view to an action.
 PlayerFactory = Callable[[str, int, str], Callable[[Any], Any]]
@@ -96,10 +97,10 @@ class PlayerBot(bot_pb2_grpc.BotServicer):
 # The sample players: per bot name and game, where its class is (imported on first use,
 # so a Hokm-only process never loads Hand).
 BUILTIN: dict[str, dict[str, str]] = {
-    "random": {"hokm": "sample_bots.random_player:RandomPlayer", "hand": "sample_bots.hand_random:HandRandomPlayer"},
+    "random": {"hokm": "waraq.bots.hokm_random:RandomPlayer", "hand": "waraq.bots.hand_random:HandRandomPlayer"},
     "heuristic": {
-        "hokm": "sample_bots.heuristic:HeuristicPlayer",
-        "hand": "sample_bots.hand_heuristic:HandHeuristicPlayer",
+        "hokm": "waraq.bots.hokm_heuristic:HeuristicPlayer",
+        "hand": "waraq.bots.hand_heuristic:HandHeuristicPlayer",
     },
 }
 
@@ -192,7 +193,6 @@ async def serve_until_stopped(servicer: bot_pb2_grpc.BotServicer, address: str, 
 
 
 def main(argv: list[str] | None = None) -> int:
-    import argparse
 
     parser = arguments.Parser(prog="waraq bot serve", description="Serve a built-in bot over gRPC.")
     parser.add_argument("name", help="random or heuristic")

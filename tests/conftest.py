@@ -6,7 +6,7 @@
 * ``thorough``: 10 times the examples, for a long run before a release.
 
 Tests that play whole matches scale their own example counts by the profile's
-``max_examples`` (see ``tests/test_hokm_properties.py``).
+``max_examples`` (see ``tests/games/hokm/test_properties.py``).
 
 And the session fixture ``gobot``: the compiled test bot (tests/bots/gobot).
 """
@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+
 
 settings.register_profile(
     "ci",
@@ -36,10 +37,13 @@ settings.register_profile(
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
+# Readable failures from the checks the tests share (pytest rewrites asserts in test modules only).
+pytest.register_assert_rewrite("tests.support")
+
 
 # -- the compiled test bot ---------------------------------------------------------
 
-GOBOT = Path(__file__).resolve().parent / "bots" / "gobot"
+GOBOT = Path(__file__).resolve().parent / "bots" / "gobot"  # not from tests.support: importing it here would stop its assert rewriting
 GOBOT_SOURCES = (GOBOT / "main.go", GOBOT / "build.sh", GOBOT.parents[2] / "protocol" / "waraq" / "v1" / "bot.proto")
 
 

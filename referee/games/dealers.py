@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from referee.cards import ACE, card_name, rank_of
+from waraq.referee.games.cards import ACE, card_name, rank_of
 
 
 class DealError(ValueError):

@@ -20,7 +20,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar, Self
 
-from referee.cards import CardError, card_name, parse_card
+from waraq.referee.games.cards import CardError, card_name, parse_card
 
 
 class RulesError(ValueError):

@@ -16,7 +16,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from referee.games.options import RulesError
+from waraq.referee.games.options import RulesError
 
 DEFAULT_GAME = "hokm"
 
@@ -29,8 +29,8 @@ class GameEntry:
 
 
 GAMES: dict[str, GameEntry] = {
-    "hokm": GameEntry("hokm", "referee.games.hokm", "referee.games.hokm_rules"),
-    "hand": GameEntry("hand", "referee.games.hand", "referee.games.hand_rules"),
+    "hokm": GameEntry("hokm", "waraq.referee.games.hokm.engine", "waraq.referee.games.hokm.rules"),
+    "hand": GameEntry("hand", "waraq.referee.games.hand.engine", "waraq.referee.games.hand.rules"),
 }
 
 

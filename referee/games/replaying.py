@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from referee.games.dealers import DealError, MissingDeal
+from waraq.referee.games.dealers import DealError, MissingDeal
 
 
 class ReplayError(ValueError):

@@ -27,9 +27,8 @@ import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
+from waraq.bots.server import PlayerBot, builtin_players, serve_until_stopped
 from waraq.v1 import bot_pb2 as pb
-
-from sample_bots.server import PlayerBot, builtin_players, serve_until_stopped
 
 
 def _failed(error: OSError) -> str:

@@ -33,12 +33,12 @@ from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
+from waraq.bots.hokm_random import RandomPlayer
+from waraq.referee.games.cards import parse_card
+from waraq.referee.wire import hokm as wire
 from waraq.v1 import bot_pb2 as pb
 from waraq.v1 import bot_pb2_grpc
-
-from referee import wire
-from referee.cards import parse_card
-from sample_bots.random_player import RandomPlayer
 
 MODES = {
     "slow": "sleeps far past deadline + bank before replying",

@@ -1,6 +1,6 @@
 """A gRPC bot that keeps every message the referee sends it, for information-hiding tests.
 
-Run it in the test's event loop with ``sample_bots.server.start_server`` (a
+Run it in the test's event loop with ``waraq.bots.server.start_server`` (a
 real server on port 0). It plays at random, seeded from the match id and seat
 like the random bot, except that it always asks for a redeal and always calls
 bam when it may: so those decisions, and what they show, happen often. In a
@@ -14,11 +14,10 @@ import random
 from collections.abc import AsyncIterator
 from typing import Any
 
+from waraq.referee.games.hokm.engine import BAM, REDEAL, HokmView
+from waraq.referee.wire import hokm as wire
 from waraq.v1 import bot_pb2 as pb
 from waraq.v1 import bot_pb2_grpc
-
-from referee import wire
-from referee.games.hokm import BAM, REDEAL, HokmView
 
 
 class EagerPlayer:
@@ -40,7 +39,7 @@ class EagerHandPlayer:
         self._rng = random.Random(seed)
 
     def __call__(self, view: Any) -> Any:
-        from sample_bots.hand_random import random_turn
+        from waraq.bots.hand_random import random_turn
 
         if view.kind == "TAKE":
             return "discard"

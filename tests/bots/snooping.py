@@ -15,7 +15,7 @@ import asyncio
 import os
 import sys
 
-from sample_bots import server
+from waraq.bots import server
 
 
 def main() -> int:

@@ -10,7 +10,7 @@ against RULES.md by hand: the rules and their hash, each deal (every hand, and
 who plays first), every turn (the draw or the discard taken, each meld laid
 with its value, each addition and joker swap, the discard), why each round
 ended, the charges with the cards they come from, the points, the scores and
-the result. ``tests/test_hand_golden.py`` renders the match again and diffs
+the result. ``tests/games/hand/test_golden.py`` renders the match again and diffs
 it with the file, and reads the file back with RULES.md in hand.
 
 The text is built from the record events (``state.events``) and the seats'
@@ -26,10 +26,10 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from referee.cards import RANKS, SUITS
-from referee.games.hand import Add, HandState, Meld, new_match
-from referee.games.hand_melds import TableMeld, check_add, check_meld, check_swap
-from referee.games.hand_rules import HandRules
+from waraq.referee.games.cards import RANKS, SUITS
+from waraq.referee.games.hand.engine import Add, HandState, Meld, new_match
+from waraq.referee.games.hand.melds import TableMeld, check_add, check_meld, check_swap
+from waraq.referee.games.hand.rules import HandRules
 
 HERE = Path(__file__).parent
 PATH = HERE / "hand-partners.txt"
@@ -228,6 +228,8 @@ def render() -> str:
     about = (
         "Golden playthrough: Hand, 4 players in two partnerships (team 0 = seats 0 and 2, "
         "team 1 = seats 1 and 3), one whole match. Check it against RULES.md. Written by "
+        # The test's path as it was when the golden files were pinned (it is now tests/games/hand/test_golden.py):
+        # kept, so that the files stay byte-identical.
         "`python tests/golden/regenerate.py`; tests/test_hand_golden.py plays the match again "
         "and compares it with this file. Do not edit by hand. "
         f"Deals come from new_match(rules, seed={SEED}), {WHY} (found with "

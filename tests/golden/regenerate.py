@@ -5,11 +5,11 @@
     python tests/golden/regenerate.py --search  # show which seeds have the wanted features
 
 Each file is one match with a fixed seed between seeded random players
-(``sample_bots.random_player.RandomPlayer``), written so that a reviewer can
+(``waraq.bots.hokm_random.RandomPlayer``), written so that a reviewer can
 check it against RULES.md by hand: the rules and their hash, the ace draw,
 every deal (the five cards each seat holds when trump is named, then the full
 hands; with 2 players the discards and every draw), every trick, why each round
-ended, its points, the next hakem and the result. ``tests/test_golden.py``
+ended, its points, the next hakem and the result. ``tests/games/hokm/test_golden.py``
 renders the matches again with :func:`render` and diffs them with the files.
 
 The text is built from the public contract: the record events
@@ -25,10 +25,10 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from referee.cards import CARD_NAMES, RANKS, SUIT_NAMES, SUITS, parse_card
-from referee.games.hokm import HokmState, HokmView, new_match
-from referee.games.hokm_rules import HokmRules
-from sample_bots.random_player import RandomPlayer
+from waraq.bots.hokm_random import RandomPlayer
+from waraq.referee.games.cards import CARD_NAMES, RANKS, SUIT_NAMES, SUITS, parse_card
+from waraq.referee.games.hokm.engine import HokmState, HokmView, new_match
+from waraq.referee.games.hokm.rules import HokmRules
 
 HERE = Path(__file__).parent
 
@@ -317,10 +317,13 @@ def render(players: int) -> str:
     _, body = play(rules, match["seed"])
     about = (
         f"Golden playthrough: Hokm, {players} players, one whole match. Check it against RULES.md. "
+        # The test's path as it was when the golden files were pinned (it is now tests/games/hokm/test_golden.py):
+        # kept, so that the files stay byte-identical.
         "Written by `python tests/golden/regenerate.py`; tests/test_golden.py plays the match "
         "again and compares it with this file. Do not edit by hand. "
         f"Deals come from new_match(rules, seed={match['seed']}), {match['why']} "
         "(found with `regenerate.py --search`). Seat s is played by "
+        # The player's name as it was when the files were pinned (now waraq.bots.hokm_random.RandomPlayer).
         f"sample_bots.random_player.RandomPlayer(\"golden/{match['seed']}/s\"). "
         "Seats are numbered in play order; cards are rank then suit (10H); hands are sorted "
         "by suit S H D C, ranks high to low; 'h' after a seat marks the hakem."

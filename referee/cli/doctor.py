@@ -1,0 +1,107 @@
+"""``waraq doctor``, and the command-line options that choose how launched bots are confined.
+
+The doctor says what this machine offers for confining bots (:mod:`waraq.referee.launch.sandbox`)
+and what a run will use, from a real trial: a shell started in a full sandbox
+reports its uid, the processes it sees and the network it has.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+
+from rich.console import Console
+
+from waraq.referee.launch import sandbox
+
+TRIAL = "id -u; ls /proc | grep -c '^[0-9]'; cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' ' | tr '\\n' ' '"
+
+
+def add_sandbox_options(command: argparse.ArgumentParser) -> None:
+    """``--sandbox`` and the limits, for a command that launches bots."""
+    defaults = sandbox.Limits()
+    group = command.add_argument_group("sandbox (launched bots; see `waraq doctor`)")
+    group.add_argument(
+        "--sandbox",
+        choices=[m.value for m in sandbox.Isolation],
+        default=sandbox.Isolation.AUTO.value,
+        help="auto: confine launched bots where the machine can, else warn; on: confine or refuse; off: never "
+        "(default auto)",
+    )
+    for name, unit, what in (
+        ("memory_mb", "MiB", "memory of a bot and its children"),
+        ("cpu_seconds", "s", "CPU time of a bot process"),
+        ("processes", "", "processes and threads of a bot"),
+        ("file_mb", "MiB", "largest file a bot may write"),
+        ("scratch_mb", "MiB", "a bot's private /tmp"),
+    ):
+        group.add_argument(
+            "--" + name.replace("_", "-"),
+            type=_whole,
+            default=getattr(defaults, name),
+            metavar="N",
+            help=f"{what} (default {getattr(defaults, name)}{' ' + unit if unit else ''})",
+        )
+
+
+def _whole(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number >= 1") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number >= 1")
+    return value
+
+
+def confinement(args: argparse.Namespace) -> sandbox.Config:
+    limits = sandbox.Limits(args.memory_mb, args.cpu_seconds, args.processes, args.file_mb, args.scratch_mb)
+    return sandbox.Config(sandbox.Isolation(args.sandbox), limits)
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    commands.add_parser("doctor", help="say how this machine confines launched bots (exit 1: it cannot)")
+
+
+def doctor(console: Console) -> int:
+    support = sandbox.probe()
+    if support.root:
+        user = "a fresh unprivileged uid per bot (the referee runs as root)"
+    else:
+        user = "the referee's uid inside a user namespace"
+    if support.cgroup_dir:
+        memory = f"{support.memory} ({support.cgroup_dir}): a bot over it is killed, and its fault says so"
+    else:
+        memory = "RLIMIT_DATA: allocations past it fail inside the bot (no cgroup this process may write)"
+    if support.socat:
+        by_port = f"reached through socat ({support.socat})"
+    else:
+        by_port = "need socat (apt-get install socat); {socket} bots do not"
+    rows = [
+        ("bubblewrap", f"{support.bwrap} {support.bwrap_version}" if support.bwrap else "not installed"),
+        ("sandbox", "works" if support.usable else f"cannot run: {support.problem}"),
+        *([("trial bot", _trial())] if support.usable else []),
+        ("bot user", user),
+        ("memory limit", memory),
+        ("CPU, processes, file size", "rlimits set inside the sandbox"),
+        ("{port} bots", by_port),
+        ("--sandbox auto", "launched bots run sandboxed" if support.usable else "launched bots run UNCONFINED, with a warning"),
+    ]
+    console.print("Confining launched bots (referee/launch/sandbox.py, docs/security.md)", highlight=False)
+    for what, found in rows:
+        console.print(f"  {what + ':':27} {found}", markup=False, highlight=False, soft_wrap=True)
+    return 0 if support.usable else 1
+
+
+def _trial() -> str:
+    """What a shell in a real sandbox sees: its uid, the processes, the network interfaces."""
+    launch = sandbox.confine(["/bin/sh", "-c", TRIAL], cwd="/", config=sandbox.Config(mode=sandbox.Isolation.ON))
+    try:
+        seen = subprocess.run(launch.argv, env=launch.env, capture_output=True, text=True, timeout=30)
+    finally:
+        launch.cleanup()
+    lines = seen.stdout.split("\n")
+    if seen.returncode != 0 or len(lines) < 3:
+        return f"failed (exit {seen.returncode}): {seen.stderr.strip()[-200:]}"
+    uid, processes, interfaces = lines[0], lines[1], lines[2].split()
+    return f"ran as uid {uid}, saw {processes} processes, network interfaces: {', '.join(interfaces) or 'none'}"

@@ -1,0 +1,256 @@
+"""Bots as the referee reaches them: an address, or a command it launches and stops.
+
+An endpoint is made ready once per run (launched, healthy, ``Hello`` answered)
+and then gives a fresh :class:`~waraq.referee.match.seats.RemoteSeat` for every seat of
+every match, all over one channel: one bot process serves every concurrent
+match it plays in. It keeps the ``HelloReply``, which each seat checks against
+its own match when opened (:mod:`waraq.referee.match.hello`); a bot whose Hello gives no
+name is called by a label of its spec (:func:`waraq.referee.match.hello.label`). A bot
+that cannot be made ready keeps the reason, and each of its seats faults with
+``STARTUP`` when opened, so the run goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shlex
+import signal
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from waraq.referee.launch import sandbox
+from waraq.referee.match import hello
+from waraq.referee.match.seats import Fault, FaultKind, RemoteSeat, open_channel
+from waraq.referee.wire import hokm as wire
+from waraq.v1 import bot_pb2 as pb
+
+BUILTIN = ("random", "heuristic")
+STOP_GRACE_S = 3.0
+EXIT_GRACE_S = 2.0  # for a bot's process to be seen ending once its stream broke
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """How to reach one bot: ``kind`` is "builtin", "command" or "address"."""
+
+    kind: str
+    value: str
+
+    @classmethod
+    def parse(cls, text: str) -> BotSpec:
+        text = text.strip()
+        if text in BUILTIN:
+            return cls("builtin", text)
+        if "{port}" in text or "{socket}" in text:
+            return cls("command", text)
+        if text.startswith("unix:") or _looks_like_address(text):
+            return cls("address", text)
+        raise ValueError(
+            f"bot {text!r} is none of: a built-in bot ({', '.join(BUILTIN)}), a command with "
+            "{port} or {socket} (e.g. 'node sample_bots/js/bot.js --port {port}'), or an address (host:port, unix:PATH)"
+        )
+
+    def command(self) -> str | None:
+        if self.kind == "builtin":
+            return f"{shlex.quote(sys.executable)} -m waraq.bots.server {self.value} --unix {{socket}}"
+        return self.value if self.kind == "command" else None
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def _looks_like_address(text: str) -> bool:
+    host, _, port = text.rpartition(":")
+    return bool(host) and port.isdigit() and " " not in text
+
+
+class Endpoint:
+    """One bot for a whole run: ready it, hand out seats, stop it."""
+
+    def __init__(
+        self,
+        spec: BotSpec,
+        *,
+        startup_ms: float,
+        log_dir: Path | None = None,
+        cwd: str | None = None,
+        confinement: sandbox.Config = sandbox.Config(),
+        warn: Callable[[str], None] | None = None,
+    ) -> None:
+        self.spec = spec
+        self.startup_s = startup_ms / 1000
+        self.log_dir = log_dir
+        self.cwd = cwd or None  # a command runs here (default: the referee's folder)
+        self.confinement = confinement
+        self._warn = warn
+        self.launch: sandbox.Launch | None = None
+        self.name = hello.label(spec.kind, spec.value)  # until its Hello names it
+        self.version = ""
+        self.hello: pb.HelloReply | None = None  # once it answered: every seat checks it (waraq.referee.match.hello)
+        self.address = spec.value if spec.kind == "address" else ""
+        self.failure: Fault | None = None
+        self.process: asyncio.subprocess.Process | None = None
+        self.pid: int | None = None  # of a launched bot, kept after it stops (its process group id)
+        self.log_path: Path | None = None
+        self._channel: grpc.aio.Channel | None = None
+
+    async def start(self) -> None:
+        """Launch if needed, wait until healthy, ask ``Hello``; on failure keep the reason."""
+        try:
+            await asyncio.wait_for(self._start(), self.startup_s)
+        except TimeoutError:
+            self.failure = Fault(FaultKind.STARTUP, f"{self.spec} was not ready within {self.startup_s * 1000:.0f} ms" + self._log_tail())
+        except Fault as fault:
+            self.failure = fault
+        if self.failure is not None:
+            await self.stop()
+
+    async def _start(self) -> None:
+        command = self.spec.command()
+        if command is not None:
+            await self._launch(command)
+        self._channel = open_channel(self.address)
+        await self._wait_healthy()
+        ask = self._channel.unary_unary(
+            hello.METHOD, request_serializer=pb.HelloRequest.SerializeToString, response_deserializer=hello.parse
+        )
+        try:
+            reply = await ask(pb.HelloRequest(protocol_version=wire.PROTOCOL_VERSION, referee="waraq"))
+        except grpc.aio.AioRpcError as error:
+            raise Fault(FaultKind.STARTUP, f"{self.spec} did not answer Hello: {error.code().name} {error.details()}") from None
+        if reply is None:
+            raise Fault(FaultKind.STARTUP, f"{self.spec} answered Hello with bytes that are no HelloReply")
+        self.hello = reply
+        self.name = reply.name or self.name
+        self.version = reply.version
+
+    async def _launch(self, command: str) -> None:
+        try:
+            launch = sandbox.confine(shlex.split(command), cwd=self.cwd, config=self.confinement, warn=self._warn)
+        except sandbox.SandboxError as error:
+            raise Fault(FaultKind.STARTUP, f"{self.spec}: {error}") from None
+        self.launch = launch
+        if self.log_dir is not None:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+            log = tempfile.NamedTemporaryFile("wb", dir=self.log_dir, prefix="bot-", suffix=".log", delete=False)
+        else:
+            log = tempfile.NamedTemporaryFile("wb", prefix="waraq-bot-", suffix=".log", delete=False)
+        self.log_path = Path(log.name)
+        try:
+            # A session of its own, so stop() can end the bot and all its children.
+            self.process = await asyncio.create_subprocess_exec(
+                *launch.argv,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,
+                env=launch.env,
+                cwd=None if launch.confined else launch.cwd,  # a sandbox changes folder itself
+            )
+        except OSError as error:
+            launch.cleanup()
+            raise Fault(FaultKind.STARTUP, f"could not start {command!r}: {error.strerror or error}") from None
+        finally:
+            log.close()
+        self.pid = self.process.pid
+        self.address = launch.address
+
+    async def _ended_by_limit(self) -> str | None:
+        """Once the launched bot has ended (a broken stream comes first), the limit that ended it."""
+        process = self.process
+        if process is None or self.launch is None or not self.launch.confined:
+            return None
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(process.wait()), EXIT_GRACE_S)
+        return self.limit_hit()
+
+    def limit_hit(self) -> str | None:
+        """The sandbox limit that ended the launched bot, once it has ended by one."""
+        process, launch = self.process, self.launch
+        if process is None or launch is None:
+            return None
+        return launch.limit_hit(process.returncode)
+
+    async def _wait_healthy(self) -> None:
+        """Poll the standard health service; a bot without it is ready once it answers Hello."""
+        health = health_pb2_grpc.HealthStub(self._channel)
+        while True:
+            if self.process is not None and self.process.returncode is not None:
+                limit = self.limit_hit()
+                raise Fault(
+                    FaultKind.STARTUP,
+                    f"{self.spec} exited with status {self.process.returncode} before it was ready"
+                    + (f" ({limit})" if limit else "")
+                    + self._log_tail(),
+                )
+            try:
+                reply = await health.Check(health_pb2.HealthCheckRequest(service=""), timeout=1.0)
+                # None: bytes that are no HealthCheckResponse (gRPC logs them), which is not serving
+                if reply is not None and reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.aio.AioRpcError as error:
+                if error.code() == grpc.StatusCode.UNIMPLEMENTED:
+                    return
+            await asyncio.sleep(0.05)
+
+    def seat(self) -> RemoteSeat | FailedSeat:
+        if self.failure is not None or self._channel is None:
+            return FailedSeat(self.name, self.failure or Fault(FaultKind.STARTUP, "not started"))
+        return RemoteSeat(self._channel, self.name, self.version, hello=self.hello, explain=self._ended_by_limit)
+
+    async def stop(self) -> None:
+        """Close the channel; end a launched bot's whole process group: SIGTERM, then SIGKILL."""
+        if self._channel is not None:
+            await self._channel.close()
+            self._channel = None
+        process, self.process = self.process, None
+        if process is None:
+            return
+        if process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
+            try:
+                await asyncio.wait_for(process.wait(), STOP_GRACE_S)
+            except TimeoutError:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                await process.wait()
+        # Children that outlived their parent are still in the group, also when the bot
+        # itself exited on its own (crashed mid-match, or at start-up). A sandbox's other
+        # processes die with its PID namespace.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        if self.launch is not None:
+            self.launch.cleanup()
+
+    def _log_tail(self, lines: int = 5) -> str:
+        if self.log_path is None or not self.log_path.exists():
+            return ""
+        tail = self.log_path.read_text(errors="replace").strip().splitlines()[-lines:]
+        return ("; its output ended: " + " | ".join(tail)) if tail else ""
+
+
+class FailedSeat:
+    """The seat of a bot that could not be made ready: opening it is a STARTUP fault."""
+
+    def __init__(self, bot: str, failure: Fault) -> None:
+        self.bot = bot
+        self.version = ""
+        self._failure = failure
+
+    async def open(self, start: pb.MatchStart) -> None:
+        raise Fault(FaultKind.STARTUP, self._failure.detail)
+
+    async def ask(self, question: object) -> None:
+        raise Fault(FaultKind.STARTUP, self._failure.detail)
+
+    async def finish(self, end: pb.MatchEnd | None) -> None:
+        return None

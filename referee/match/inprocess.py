@@ -1,0 +1,28 @@
+"""Whole matches in one process, with Python callables as players.
+
+For tests, benchmarks and search bots: no gRPC, no clocks, no files. Each
+player is called with its seat's view (what it may know, including its legal
+actions) and returns one of those actions. Nothing is caught: a player that
+returns an illegal action raises the engine's ``IllegalAction``. The rules
+name the game (:mod:`waraq.referee.games.registry`): Hokm or Hand alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from waraq.referee.games.registry import engine, game_of_rules
+
+Player = Callable[[Any], Any]  # a seat's view -> one of its legal actions
+
+
+def play_match(rules: Any, seed: int | str, players: Sequence[Player]) -> Any:
+    """Play a match to its end; the returned state holds the result and the events."""
+    if len(players) != rules.players:
+        raise ValueError(f"{rules.players} players needed, {len(players)} given")
+    state = engine(game_of_rules(rules)).new_match(rules, seed)
+    while state.result is None:
+        seat = state.to_act
+        state.apply(players[seat](state.view(seat)))
+    return state

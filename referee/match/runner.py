@@ -1,0 +1,172 @@
+"""Many matches at once between the same bots: what ``waraq match`` runs.
+
+Each launched bot is started once per seat it holds (:func:`seat_slots`) and
+serves that seat in every match; matches run concurrently up to
+``concurrency``. Match ``i`` of a run with seed ``S`` is played with seed
+``S + i``, so any match can be played again alone with the same deal key (the
+seed alone predicts nothing when there is one: :mod:`waraq.referee.match.secret_deals`).
+A referee bug in one match aborts that match only. A record that cannot be
+written (a full disk) stops the run: no match starts after it, and the report
+says which file and why (``RunReport.stopped``); every record already whole
+stays as it is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+from waraq.referee.games.registry import game_of_rules
+from waraq.referee.launch import sandbox
+from waraq.referee.launch.bots import BotSpec, Endpoint
+from waraq.referee.match import secret_deals
+from waraq.referee.match.play import MatchConfig, MatchOutcome, TimeControl, run_match
+from waraq.referee.records.record_file import RecordError, RecordWriter
+
+Bot = TypeVar("Bot")  # whatever names a bot: a BotSpec here, a ladder entry's id there
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    rules: Any  # any game's rules (see MatchConfig)
+    bots: Sequence[BotSpec]  # one per seat
+    games: int = 1
+    seed: int = 1
+    concurrency: int = 1
+    policy: str = "forfeit"
+    max_faults: int = 3
+    time_control: TimeControl = TimeControl()
+    record_dir: Path | None = None
+    gzip: bool = False
+    deal_key: str = ""  # see MatchConfig.deal_key; `waraq match` gives a fresh one unless told one
+    # How launched bots are confined (waraq.referee.launch.sandbox); the records are hidden from them besides.
+    confinement: sandbox.Config = sandbox.Config()
+    skip: frozenset[int] = frozenset()  # seeds not to play: their records are kept (waraq.referee.records.run_folder)
+
+    def __post_init__(self) -> None:
+        if len(self.bots) != self.rules.players:
+            raise ValueError(f"{self.rules.players} players need {self.rules.players} bots, {len(self.bots)} given")
+        if self.games < 1 or self.concurrency < 1:
+            raise ValueError("games and concurrency must be at least 1")
+
+    @property
+    def seeds(self) -> list[int]:
+        """The seeds of the matches to play, in order."""
+        return [seed for seed in range(self.seed, self.seed + self.games) if seed not in self.skip]
+
+
+@dataclass
+class RunReport:
+    outcomes: list[MatchOutcome] = field(default_factory=list)
+    bots: list[Endpoint] = field(default_factory=list)
+    stopped: RecordError | None = None  # the record that could not be written, which ended the run
+
+
+def match_id(seed: int, deal_key: str = "") -> str:
+    """The id the bots see: the same for the same seed and key, and nothing else.
+
+    Bots get it in every message (the sample bots seed their own choices from
+    it). With a deal key it is opaque (:func:`waraq.referee.match.secret_deals.match_id`).
+    Without one it is a hash of the seed, which a bot can search; but then the
+    decks follow from the seed anyway, so keyless runs are for bots one trusts
+    (tests play the same matches in-process under these ids).
+    """
+    if deal_key:
+        return secret_deals.match_id(deal_key, f"match/{seed}")
+    return "m-" + hashlib.sha256(f"waraq-match//{seed}".encode()).hexdigest()[:16]
+
+
+def seat_slots(bots: Sequence[Bot], one_server: Callable[[Bot], bool] = lambda bot: False) -> list[tuple[Bot, int]]:
+    """Which process serves each seat: a bot gets one process per seat it holds in a match.
+
+    A process that served two seats of one match would be sent both their hands:
+    partners would see each other's cards. Seat ``i`` is served by process
+    ``slots[i]``, the bot and its process number (0 for its first seat); a bot
+    for which ``one_server`` holds, an address someone else runs, is one server
+    whatever it serves, and the referee cannot split it.
+    """
+    held: dict[Bot, int] = {}
+    slots = []
+    for bot in bots:
+        slot = 0 if one_server(bot) else held.get(bot, 0)
+        held[bot] = slot + 1
+        slots.append((bot, slot))
+    return slots
+
+
+def _address(spec: BotSpec) -> bool:
+    return spec.kind == "address"
+
+
+def record_name(seed: int, game: str = "hokm") -> str:
+    """``<game>-<seed>.jsonl``: one folder can hold both games' records."""
+    return f"{game}-{seed}.jsonl"
+
+
+async def run(config: RunConfig, on_outcome: Callable[[MatchOutcome], None] | None = None) -> RunReport:
+    endpoints: dict[tuple[BotSpec, int], Endpoint] = {}
+    confinement = config.confinement
+    if config.record_dir is not None:
+        config.record_dir.mkdir(parents=True, exist_ok=True)  # to be hidden, it must be there
+        confinement = replace(confinement, hidden=(*confinement.hidden, config.record_dir))
+    for slot in seat_slots(config.bots, _address):
+        if slot not in endpoints:
+            logs = config.record_dir / "logs" if config.record_dir else None
+            endpoints[slot] = Endpoint(
+                slot[0], startup_ms=config.time_control.startup_ms, log_dir=logs, confinement=confinement
+            )
+    report = RunReport(bots=list(endpoints.values()))
+    seeds = config.seeds
+    if not seeds:
+        return report  # every match is kept from an earlier run: no bot needs to start
+    try:
+        await asyncio.gather(*(e.start() for e in endpoints.values()))
+        gate = asyncio.Semaphore(config.concurrency)
+
+        async def one(seed: int) -> None:
+            async with gate:
+                if report.stopped is not None:
+                    return
+                try:
+                    outcome = await _one_match(config, seed, [endpoints[s] for s in seat_slots(config.bots, _address)])
+                except RecordError as error:  # matches in flight go on: what they finish is kept
+                    report.stopped = report.stopped or error
+                    return
+            report.outcomes.append(outcome)
+            if on_outcome is not None:
+                on_outcome(outcome)
+
+        await asyncio.gather(*(one(seed) for seed in seeds))
+    finally:
+        await asyncio.gather(*(e.stop() for e in endpoints.values()))
+    report.outcomes.sort(key=lambda o: o.seed)
+    return report
+
+
+async def _one_match(config: RunConfig, seed: int, endpoints: Sequence[Endpoint]) -> MatchOutcome:
+    mid = match_id(seed, config.deal_key)
+    record = None
+    if config.record_dir is not None:
+        name = record_name(seed, game_of_rules(config.rules))
+        record = RecordWriter(config.record_dir / (name + (".gz" if config.gzip else "")))
+    match = MatchConfig(
+        config.rules, seed, mid, config.time_control, config.policy, config.max_faults, config.deal_key
+    )
+    try:
+        return await run_match(match, [e.seat() for e in endpoints], record)
+    except RecordError:
+        raise  # not the match's fault: the run stops (see run)
+    except Exception as error:  # a referee bug: this match is aborted, the run goes on
+        detail = f"referee error: {type(error).__name__}: {error}"
+        if record is not None:
+            record.write({"type": "result", "score": [], "winners": [], "reason": "aborted", "detail": detail})
+        traceback.print_exc()
+        return MatchOutcome(mid, seed, (), "aborted", (), record=str(record.path) if record else None)
+    finally:
+        if record is not None:
+            record.close()

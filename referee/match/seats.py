@@ -1,0 +1,406 @@
+"""Seats: how the referee puts one seat's questions to a bot.
+
+A seat is opened for one match, asked for each of its decisions, told the
+end, and closed. Whatever goes wrong on the way is raised as a typed
+:class:`Fault` (RECORDS.md), never as anything else, so the match runner can
+apply its policy and go on. Two kinds:
+
+* :class:`RemoteSeat`: a bot reached over gRPC (a remote address, or a
+  launched bot's); one ``Play`` stream per match, in lockstep;
+* :class:`InProcessSeat`: a Python callable taking the seat's view (tests,
+  benchmarks), with the same deadlines.
+
+Seats know no game: a question carries whichever game's view, and
+:mod:`waraq.referee.wire.hokm` writes and reads the messages of each.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Protocol
+
+import grpc
+from google.protobuf.message import DecodeError
+
+from waraq.referee.match.hello import mismatch
+from waraq.referee.wire import hokm as wire
+from waraq.referee.wire import hokm_bytes as wire_bytes
+from waraq.v1 import bot_pb2 as pb
+
+
+class FaultKind(StrEnum):
+    TIMEOUT = "TIMEOUT"
+    ILLEGAL = "ILLEGAL"
+    MALFORMED = "MALFORMED"
+    CRASH = "CRASH"
+    STARTUP = "STARTUP"
+
+
+class Fault(Exception):
+    """A seat misbehaved; ``detail`` says how, for a person reading the record.
+
+    ``lost``: the seat cannot be asked again, because its stream is gone or out
+    of step (no reply in time, a broken or closed stream, a message too big to
+    read, bytes that are no message) and what comes next on it would be taken
+    for the next answer. The match forfeits a lost seat whatever its policy
+    (:mod:`waraq.referee.match.play`).
+    """
+
+    def __init__(self, kind: FaultKind, detail: str, *, lost: bool = False) -> None:
+        super().__init__(f"{kind}: {detail}")
+        self.kind = kind
+        self.detail = detail
+        self.lost = lost
+
+
+@dataclass(slots=True)
+class Answer:
+    action: Any  # the engine's value; legality is the runner's check
+    note: str = ""
+    bot_ms: float | None = None
+
+
+@dataclass(slots=True)
+class Question:
+    """One decision put to a seat: its view (of whichever game) and the clock."""
+
+    seq: int
+    view: Any  # HokmView, HandView: the engine's view of the seat to act
+    match_id: str
+    deadline_ms: float
+    bank_ms: float
+    # Called once the question is on its way, before the reply is awaited: the runner's
+    # work that can wait for it (writing the record of the decision before) runs while
+    # the bot thinks. A seat that does not call it costs only that time.
+    on_sent: Callable[[], None] | None = None
+
+    @property
+    def timeout_s(self) -> float:
+        return (self.deadline_ms + self.bank_ms) / 1000
+
+
+class Seat(Protocol):
+    bot: str  # the bot's name, for the record
+    version: str
+
+    async def open(self, start: pb.MatchStart) -> None: ...
+
+    async def ask(self, question: Question) -> Answer: ...
+
+    async def finish(self, end: pb.MatchEnd) -> None: ...
+
+
+class RemoteSeat:
+    """One seat played by a gRPC bot over a ``Play`` stream (a connection state machine:
+    idle -> open -> (asking -> open)* -> finished, or dead after a fault)."""
+
+    def __init__(
+        self,
+        channel: grpc.aio.Channel,
+        bot: str,
+        version: str,
+        *,
+        hello: pb.HelloReply | None = None,
+        explain: Callable[[], Awaitable[str | None]] | None = None,
+    ) -> None:
+        # The generated stub's Play, but taking decisions already serialized (waraq.referee.wire.hokm_bytes).
+        self._play = channel.stream_stream(
+            PLAY_METHOD, request_serializer=_serialize, response_deserializer=_deserialize
+        )
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.bot = bot
+        self.version = version
+        self.hello = hello  # the bot's Hello, checked against each MatchStart (None: not checked)
+        self._call: Any = None
+        self._dead: Fault | None = None
+        # Questions settled by a fault on a stale reply (an extra reply to an earlier question):
+        # their own reply may still come, and must not be read as the answer to a later question.
+        self._unread: set[int] = set()
+        self._timer: asyncio.TimerHandle | None = None
+        self._waiter: asyncio.Task[Any] | None = None  # the task awaiting a reply, while one is due
+        self._deadline = 0.0  # loop time by which that reply is due
+        self._expired = False
+        self._send_s = SEND_S  # how long a message may wait for the bot to take it
+        # Asked when the stream breaks: why the bot's process ended, if the referee knows
+        # (a launched bot killed by a sandbox limit), so the fault names the limit.
+        self._explain = explain
+
+    async def open(self, start: pb.MatchStart) -> None:
+        # Kept: asking asyncio for the running loop costs a getpid() system call each time (3.11).
+        self._loop = asyncio.get_running_loop()
+        problem = mismatch(self.hello, start.game, start.players) if self.hello is not None else None
+        if problem is not None:
+            raise self._die(FaultKind.STARTUP, problem)
+        # Sending waits only on the bot taking the bytes (HTTP/2 flow control), which takes no
+        # thinking: a bot that takes none within a whole reply's time (deadline + bank) has
+        # stopped reading. The deadline alone is too tight on a loaded machine: opening the
+        # stream is a round trip, and a 5 ms deadline lost matches at open under load.
+        clock = start.time_control
+        self._send_s = ((clock.decision_ms + clock.bank_ms) or SEND_S * 1000) / 1000
+        try:
+            self._call = self._play()
+            async with asyncio.timeout(self._send_s):
+                await self._call.write(pb.RefereeMessage(start=start))
+        except TimeoutError:
+            within = f"{self._send_s * 1000:.0f} ms"
+            raise self._die(
+                FaultKind.TIMEOUT, f"could not open the Play stream: the bot took no MatchStart within {within}"
+            ) from None
+        except (grpc.RpcError, grpc.aio.UsageError) as error:  # UsageError: the channel is closed
+            raise self._die(FaultKind.CRASH, await self._why(f"could not open the Play stream: {_rpc(error)}")) from None
+
+    async def ask(self, question: Question) -> Answer:
+        if self._dead is not None:
+            raise Fault(self._dead.kind, f"seat already lost: {self._dead.detail}", lost=True)
+        request = wire_bytes.decision_message(
+            question.seq,
+            question.view,
+            match_id=question.match_id,
+            deadline_ms=question.deadline_ms,
+            bank_ms=question.bank_ms,
+        )
+        task = asyncio.current_task(self._loop)
+        self._watch(task, question.timeout_s)
+        try:
+            await self._call.write(request)
+            if question.on_sent is not None:
+                question.on_sent()
+            message = await self._call.read()
+            while self._unread and _is_reply(message) and message.reply.seq in self._unread:
+                # A late reply to a question already settled: not the answer to this one.
+                self._unread.discard(message.reply.seq)
+                message = await self._call.read()
+        except asyncio.CancelledError:
+            if self._expired and task is not None and task.uncancel() == 0:
+                raise self._die(
+                    FaultKind.TIMEOUT, f"no reply within {question.timeout_s * 1000:.0f} ms (deadline + bank)"
+                ) from None
+            raise  # cancelled from outside: the match is being stopped
+        except (grpc.RpcError, grpc.aio.UsageError, asyncio.InvalidStateError) as error:
+            if _too_big(error):  # the bot is alive and sent too much: no crash
+                raise self._die(
+                    FaultKind.MALFORMED, f"a message over the referee's limit of {REPLY_LIMIT} bytes ({_rpc(error)})"
+                ) from None
+            raise self._die(FaultKind.CRASH, await self._why(f"the stream broke: {_rpc(error)}")) from None
+        finally:
+            self._waiter = None
+        if message is grpc.aio.EOF:
+            raise self._die(FaultKind.CRASH, await self._why("the bot closed the stream before replying"))
+        try:
+            return _answer(question, message, self._unread)
+        except Fault as fault:  # (a try costs nothing until it catches)
+            if fault.lost:
+                self._lose(fault)
+            raise
+
+    # -- the clock ------------------------------------------------------------------------
+    #
+    # One timer per seat, re-armed only when it fires early, instead of a timeout
+    # context per decision: deadlines are seconds long and replies come in a
+    # millisecond, so a timer per decision was scheduled and cancelled some
+    # thousand times for every time one fired (bench/transport.py).
+
+    def _watch(self, task: asyncio.Task[Any] | None, timeout_s: float) -> None:
+        loop = self._loop
+        assert loop is not None  # opened
+        self._waiter = task
+        self._deadline = loop.time() + timeout_s
+        if self._timer is None:
+            self._timer = loop.call_at(self._deadline, self._check_deadline)
+
+    def _check_deadline(self) -> None:
+        self._timer = None
+        if self._waiter is None:
+            return  # no question outstanding: the next one arms the timer again
+        loop = self._loop
+        assert loop is not None
+        if loop.time() >= self._deadline:
+            self._expired = True
+            self._waiter.cancel()
+        else:  # armed for an earlier question, which was answered in time
+            self._timer = loop.call_at(self._deadline, self._check_deadline)
+
+    def _stop_clock(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    async def finish(self, end: pb.MatchEnd | None) -> None:
+        """Tell the end (best effort) and close our side; a dead seat is only cancelled."""
+        self._stop_clock()
+        call, self._call = self._call, None
+        if call is None:
+            return
+        if self._dead is None:
+            try:
+                async with asyncio.timeout(self._send_s):  # a bot that stopped reading is not waited for
+                    if end is not None:
+                        await call.write(pb.RefereeMessage(end=end))
+                    await call.done_writing()
+                return
+            except (TimeoutError, grpc.RpcError, grpc.aio.UsageError, asyncio.InvalidStateError):
+                pass
+        call.cancel()
+
+    async def _why(self, detail: str) -> str:
+        """``detail``, led by the limit that killed the bot when that is what broke the stream."""
+        cause = await self._explain() if self._explain is not None else None
+        return f"{cause} ({detail})" if cause else detail
+
+    def _die(self, kind: FaultKind, detail: str) -> Fault:
+        return self._lose(Fault(kind, detail, lost=True))
+
+    def _lose(self, fault: Fault) -> Fault:
+        # A stream that timed out, broke or fell out of step cannot be trusted again: a
+        # late reply would be taken for the next answer. The seat is lost.
+        self._dead = fault
+        self._stop_clock()
+        if self._call is not None:
+            self._call.cancel()
+        return fault
+
+
+_BOT = pb.DESCRIPTOR.services_by_name["Bot"]
+PLAY_METHOD = f"/{_BOT.full_name}/{_BOT.methods_by_name['Play'].name}"  # "/waraq.v1.Bot/Play"
+
+
+# The most a bot's message may be, in bytes: the channel's receive limit (see open_channel). A reply
+# is a few hundred bytes of action and at most a 1 KiB note, a Hello a few names; what is bigger is
+# no honest message, and gRPC's own default (4 MiB a message) would buffer that much per stream.
+REPLY_LIMIT = 64 * 1024
+CHANNEL_OPTIONS = (("grpc.max_receive_message_length", REPLY_LIMIT),)
+SEND_S = 10.0  # how long a message may wait for the bot to take it, when the match says no deadline
+_INF = float("inf")
+
+
+def open_channel(address: str) -> grpc.aio.Channel:
+    """A channel to a bot: what it sends past REPLY_LIMIT ends the stream as a MALFORMED fault."""
+    return grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
+
+
+def _serialize(message: bytes | pb.RefereeMessage) -> bytes:
+    """The Play stream's serializer: a decision comes serialized already, the rest as messages."""
+    return message if type(message) is bytes else message.SerializeToString()
+
+
+class Unreadable:
+    """What the Play stream's deserializer gives for bytes that are no ``BotMessage``.
+
+    gRPC would give None for them (and log a traceback); this marker has no
+    body, as a message with nothing set has none, so it is read as any message
+    that is not a reply, and :func:`_answer` says what it was. Its fault loses
+    the seat: after bytes that are no message (a length prefix that lied, say)
+    the stream's next bytes cannot be trusted to be the next message.
+    """
+
+    __slots__ = ("size", "error")
+
+    def __init__(self, size: int, error: DecodeError) -> None:
+        self.size = size
+        self.error = error
+
+    def WhichOneof(self, group: str) -> None:
+        return None
+
+
+def _deserialize(data: bytes) -> pb.BotMessage | Unreadable:
+    try:
+        return _parse(data)
+    except DecodeError as error:  # protobuf's only complaint about bytes (bad wire format, bad UTF-8)
+        return Unreadable(len(data), error)
+
+
+_parse = pb.BotMessage.FromString
+
+
+def _is_reply(message: Any) -> bool:
+    return message is not grpc.aio.EOF and message.WhichOneof("body") == "reply"
+
+
+def _too_big(error: BaseException) -> bool:
+    """Whether gRPC ended the stream for a message over the channel's receive limit."""
+    return (
+        isinstance(error, grpc.aio.AioRpcError)
+        and error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        and "larger than max" in (error.details() or "")
+    )
+
+
+def _answer(question: Question, message: pb.BotMessage, unread: set[int]) -> Answer:
+    """Check a reply's shape: the right message, the right seq, a well-formed action.
+
+    A reply to an earlier question settles this one with a fault, and this one's
+    own reply, should it come, goes into ``unread``: it is no answer to the next.
+    """
+    if message.WhichOneof("body") != "reply":
+        if type(message) is Unreadable:
+            detail = f"the bot sent {message.size} bytes that are no BotMessage ({message.error})"
+            raise Fault(FaultKind.MALFORMED, detail, lost=True)
+        raise Fault(FaultKind.MALFORMED, "the bot sent a message that is not a reply")
+    reply = message.reply
+    if reply.seq != question.seq:
+        if reply.seq < question.seq:
+            unread.add(question.seq)
+        raise Fault(
+            FaultKind.MALFORMED,
+            f"reply carries seq {reply.seq}, the question was seq {question.seq} "
+            "(a late or extra reply)",
+        )
+    if reply.note and len(reply.note.encode()) > wire.NOTE_LIMIT:
+        raise Fault(FaultKind.MALFORMED, f"note of {len(reply.note.encode())} bytes (at most {wire.NOTE_LIMIT})")
+    try:
+        action = wire.message_to_action(question.view.kind, reply.action)
+    except ValueError as error:  # each game's ActionError is one: whatever the reply spells wrong
+        raise Fault(FaultKind.MALFORMED, str(error)) from None
+    think_ms = reply.think_ms
+    if think_ms and not 0.0 < think_ms < _INF:  # NaN fails both comparisons
+        expected = "expected a finite number of ms, 0 or more (0: not reported)"
+        raise Fault(FaultKind.MALFORMED, f"think_ms {think_ms!r}: {expected}")
+    return Answer(action, reply.note, think_ms or None)
+
+
+def _rpc(error: BaseException) -> str:
+    if isinstance(error, grpc.aio.AioRpcError):
+        return f"{error.code().name}: {error.details()}"
+    return str(error) or type(error).__name__
+
+
+Player = Callable[[Any], Any]  # a seat's view -> its action
+
+
+class InProcessSeat:
+    """A Python callable as a seat: no wire, the same faults and deadlines.
+
+    The player runs in the event loop's thread, so a slow player delays other
+    matches; it is meant for tests and benchmarks.
+    """
+
+    def __init__(self, player_factory: Callable[[str, int], Player], bot: str, version: str = "") -> None:
+        self._factory = player_factory
+        self.bot = bot
+        self.version = version
+        self._player: Player | None = None
+
+    async def open(self, start: pb.MatchStart) -> None:
+        self._player = self._factory(start.match_id, start.seat)
+
+    async def ask(self, question: Question) -> Answer:
+        assert self._player is not None
+        if question.on_sent is not None:
+            question.on_sent()
+        begun = time.perf_counter()
+        try:
+            action = self._player(question.view)
+        except Exception as error:  # the player's bug, not the referee's
+            raise Fault(FaultKind.CRASH, f"the player raised {type(error).__name__}: {error}") from None
+        if (time.perf_counter() - begun) > question.timeout_s:
+            raise Fault(FaultKind.TIMEOUT, f"took longer than {question.timeout_s * 1000:.0f} ms")
+        note = getattr(self._player, "note", "") or ""
+        return Answer(action, wire.clip_note(note))
+
+    async def finish(self, end: pb.MatchEnd | None) -> None:
+        self._player = None

@@ -1,0 +1,58 @@
+"""The secret behind a match's decks and its id: made here, never sent, never recorded.
+
+A bot must learn nothing about cards it has not seen from anything it is sent
+or can read. Without a secret it could: the decks follow from the seed
+(:mod:`waraq.referee.games.dealers`), the seed is in every record and follows from
+public arithmetic (``waraq match``'s seed + i, a ladder's seed × 1,000,000 +
+deal), so trying seeds against its own hand finds all four hands in
+milliseconds. So every match that seats a stranger's bot is dealt under a
+*deal key*:
+
+* :func:`dealing_seed` is what the dealers shuffle with: ``HMAC-SHA256(key,
+  seed)``, a per-match secret. The key itself never enters a generator, so
+  even a generator's whole seed, were it ever recovered from its shuffles,
+  would give away that one match's decks and not the key.
+* :func:`match_id` is the id the bots see: ``HMAC-SHA256(key, name)``,
+  shortened. Opaque: without the key it cannot be traced to a seed or to the
+  dealing seed (HMAC under another message), nor predicted for the next match.
+
+Without a key (``""``: in-process play, tests, bots one trusts) the dealing
+seed is the bare seed, as it always was, so pinned data and golden
+playthroughs keep their decks. ``docs/security.md`` says what is secret,
+where it is kept and why; ``ladder/key_file.py`` keeps a ladder's key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+
+KEY_BYTES = 32  # 256 bits: beyond any search, and the size of the HMAC's hash
+ENVIRONMENT = "WARAQ_DEAL_KEY"  # where `waraq match` reads a key fixed to play earlier deals again
+
+
+def new_key() -> str:
+    """A fresh key from the system's secure random source, as 64 hex digits."""
+    return secrets.token_hex(KEY_BYTES)
+
+
+def _mac(key: str, message: str) -> str:
+    return hmac.new(key.encode(), message.encode(), hashlib.sha256).hexdigest()
+
+
+def dealing_seed(seed: int, key: str) -> int | str:
+    """What the dealers shuffle a match of ``seed`` with: the seed itself without a key,
+    else a secret of the key and the seed (the same for the same two: a duplicate
+    deal's matches share their seed, so they share their decks)."""
+    if not key:
+        return seed
+    return "k-" + _mac(key, f"waraq-deal/{seed}")
+
+
+def match_id(key: str, name: str) -> str:
+    """The id of the match ``name`` (unique under this key: ``"match/7"``, ``"ladder/12"``),
+    as the bots see it: ``m-`` and 16 hex digits, which say nothing without the key."""
+    if not key:
+        raise ValueError(f"match {name!r}: an opaque match id needs a deal key, and none was given")
+    return "m-" + _mac(key, f"waraq-match/{name}")[:16]

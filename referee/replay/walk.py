@@ -1,0 +1,580 @@
+"""A match record rebuilt into a walkable list of decisions (RECORDS.md: "the record alone reproduces the match").
+
+:func:`load` reads a record, re-plays it through the engine and gives a
+:class:`Replay`: the header, and one :class:`Step` per question the referee
+put to a seat, with the state when it was asked, what the seat answered (and
+its note, its time, its fault) and the exact ``DecisionRequest`` the seat
+received: the referee numbers ``seq`` per seat from 1 and tells each seat its
+bank left, which follow from the record's ``ms`` fields and faults.
+
+A record that cannot be fully reproduced is still walked as far as it goes;
+:attr:`Replay.status` says why it stops: ``"corrupt"`` (a line that cannot be
+read, a header that is not a record's), ``"cut short"`` (a crash or a kill:
+no ``result`` line) or ``"inconsistent"`` (a line that does not follow from
+the play, e.g. a tampered ``round_end`` or ``result``).
+
+The header's ``game`` picks the engine (:mod:`waraq.referee.games.registry`);
+everything here goes through the small surface every engine module offers
+(``ENGINE_EVENTS``, ``replay``, ``iter_replay``, the action spellings, its
+errors) and the state's generic members (``to_act``, ``kind``, ``round``,
+``scores``, ``view``, ``clone``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from google.protobuf import json_format
+
+from waraq.referee.games import registry
+from waraq.referee.games.options import RulesError, quote
+from waraq.referee.records.record_file import FORMAT, read_record
+from waraq.referee.wire import hokm as wire
+from waraq.v1 import bot_pb2 as pb
+
+OK, CORRUPT, CUT_SHORT, INCONSISTENT, UNREADABLE = "ok", "corrupt", "cut short", "inconsistent", "unreadable"
+# Results the engines reach themselves: Hokm's score and bam; Hand's score, and its "aborted" (a round
+# that never ends). "forfeit" is only the referee's, and so is an "aborted" with a "detail" (a referee
+# error; see waraq.referee.match.runner).
+ENGINE_REASONS = ("score", "bam", "aborted")
+RECORD_SUFFIXES = (".jsonl", ".jsonl.gz")
+PLAY = "PLAY"  # Hokm's kind whose steps are numbered by trick
+
+
+@dataclass(frozen=True)
+class Step:
+    """One question put to one seat, and what came of it.
+
+    ``before`` is the whole state when the seat was asked (every hand: for
+    rendering; the seat itself only ever saw :attr:`view`). ``after`` is the
+    state once the answer was applied, or None when the match ended on this
+    question's fault (or the record stops there).
+    """
+
+    number: int  # 1-based, in the match's order of questions
+    line: int  # the record line of the decision (of the fault, when unanswered)
+    seat: int
+    kind: str
+    round: int
+    trick: int | None  # PLAY: which trick of the round (1-based)
+    before: Any  # the game's state (HokmState, HandState)
+    after: Any
+    action: Any  # the engine's value of the action played; None if unanswered
+    note: str = ""
+    ms: float | None = None
+    bot_ms: float | None = None
+    fault: dict[str, Any] | None = None  # this question's fault event (the action was substituted)
+    fault_line: int | None = None
+    seq: int = 0  # as the seat's request carried it
+    bank_ms: float = 0.0  # the seat's bank left when asked, as its request carried it
+    sent: bool = True  # False: the seat was already lost, so the referee did not send the request
+
+    @property
+    def view(self) -> Any:
+        """What the seat knew when asked: exactly the view of its request."""
+        return self.before.view(self.seat)
+
+    @property
+    def hand(self) -> tuple[int, ...]:
+        return tuple(self.before.hands[self.seat])
+
+    @property
+    def action_json(self) -> Any:
+        if self.action is None:
+            return None
+        return registry.engine(registry.game_of_rules(self.before.rules)).action_to_json(self.kind, self.action)
+
+    @property
+    def where(self) -> str:
+        return f"round {self.round}, " + (f"trick {self.trick}" if self.trick else self.kind)
+
+
+@dataclass
+class Replay:
+    """A record walked through the engine, as far as it goes."""
+
+    path: Path
+    events: list[dict[str, Any]] = field(default_factory=list)  # events[i] is on line i + 1
+    rules: Any = None  # the game's rules, once the header is read
+    initial: Any = None  # the state before the first decision
+    steps: list[Step] = field(default_factory=list)
+    status: str = OK
+    problem: str | None = None  # one line: why the record is not OK
+    checked_lines: int = 0  # lines reproduced and checked, from the top
+
+    @property
+    def header(self) -> dict[str, Any]:
+        return self.events[0] if self.events and self.events[0].get("type") == "match" else {}
+
+    @property
+    def ok(self) -> bool:
+        return self.status == OK
+
+    @property
+    def game(self) -> str:
+        """The header's game once its rules are read ("hokm" for a record that has none)."""
+        return registry.game_of_rules(self.rules) if self.rules is not None else registry.DEFAULT_GAME
+
+    @property
+    def match_id(self) -> str:
+        return str(self.header.get("match_id") or _stem(self.path))
+
+    @property
+    def players(self) -> int:
+        return self.rules.players if self.rules else 0
+
+    @property
+    def bots(self) -> list[str]:
+        """The bot's name at each seat, from the header."""
+        names = [f"seat {i}" for i in range(self.players)]
+        for entry in self.header.get("seats") or []:
+            if isinstance(entry, dict) and isinstance(entry.get("seat"), int) and 0 <= entry["seat"] < len(names):
+                names[entry["seat"]] = str(entry.get("bot", names[entry["seat"]]))
+        return names
+
+    @property
+    def time_control(self) -> dict[str, float]:
+        return dict(self.header.get("time_control") or {})
+
+    @property
+    def result(self) -> dict[str, Any] | None:
+        last = self.events[-1] if self.events else None
+        return last if last and last.get("type") == "result" and self.status != CORRUPT else None
+
+    def steps_of(self, seat: int) -> list[Step]:
+        return [s for s in self.steps if s.seat == seat]
+
+    def seats_played_by(self, bot: str) -> list[int]:
+        return [seat for seat, name in enumerate(self.bots) if name == bot]
+
+    def match_start(self, seat: int) -> pb.MatchStart:
+        """The MatchStart the seat's Play stream opened with."""
+        assert self.rules is not None and self.initial is not None
+        state, tc = self.initial, self.time_control
+        return pb.MatchStart(
+            match_id=self.match_id,
+            game=self.game,
+            rules_json=self.rules.canonical_json(),
+            rules_hash=self.rules.rules_hash,
+            seat=seat,
+            players=self.rules.players,
+            partners=[s for s in state.team_seats(state.team_of(seat)) if s != seat],
+            time_control=pb.TimeControl(
+                decision_ms=tc.get("decision_ms", 0), bank_ms=tc.get("bank_ms", 0), startup_ms=tc.get("startup_ms", 0)
+            ),
+        )
+
+    def match_end(self) -> pb.MatchEnd | None:
+        """The MatchEnd the seats were told, if the record has its result."""
+        result = self.result
+        if result is None or result.get("reason") == "aborted":
+            return None
+        return pb.MatchEnd(
+            winners=result.get("winners", []),
+            reason=result.get("reason", ""),
+            score=result.get("score", []),
+            faulty=result.get("faulty", []),
+        )
+
+    def request(self, step: Step) -> pb.DecisionRequest:
+        """Exactly the DecisionRequest the referee sent for ``step``."""
+        return wire.decision_request(
+            step.seq,
+            step.view,
+            match_id=self.match_id,
+            deadline_ms=self.time_control.get("decision_ms", 0),
+            bank_ms=step.bank_ms,
+        )
+
+    def timeline(self) -> Iterator[tuple[int, dict[str, Any], Step | None, Any]]:
+        """``(line, event, step, state)`` for each line reproduced: ``step`` for a decision
+        (or the fault that ended the match), ``state`` the state once the line happened."""
+        if self.initial is None:
+            return
+        by_line = {s.line: s for s in self.steps}
+        by_line.update({s.fault_line: s for s in self.steps if s.fault_line is not None})
+        state = self.initial
+        for index, event in enumerate(self.events[: self.checked_lines]):
+            line = index + 1
+            step = by_line.get(line)
+            if step is not None and step.after is not None and line == step.line:
+                state = step.after
+            yield line, event, step, state
+
+
+def load(path: str | Path) -> Replay:
+    """Read and re-play one record; never raises for a bad record (see :attr:`Replay.status`)."""
+    record = read_record(path)
+    replay = Replay(Path(path), record.events)
+    if not record.events and record.problem is not None:
+        if "is cut short" in record.problem:
+            replay.status, replay.problem = CUT_SHORT, f"{record.problem}: nothing before it"
+        elif record.problem.startswith("cannot be read"):
+            replay.status, replay.problem = UNREADABLE, record.problem[len("cannot be read: ") :]
+        else:
+            replay.status, replay.problem = CORRUPT, record.problem
+        return replay
+    try:
+        _Walk(replay).run()
+    except _Stop as stop:
+        replay.status, replay.problem = stop.status, stop.detail
+    if replay.status in (OK, CUT_SHORT) and record.problem is not None:
+        # Every whole line was fine, but reading stopped early: say why it stopped.
+        cut = "is cut short" in record.problem
+        replay.status = CUT_SHORT if cut else CORRUPT
+        replay.problem = f"{record.problem}; {_readable_to(replay)}"
+    elif replay.status == OK and replay.result is None:
+        replay.status = CUT_SHORT
+        replay.problem = f"no result line; {_readable_to(replay)}"
+    return replay
+
+
+def request_json(request: Any) -> dict[str, Any]:
+    """A message in protobuf's JSON mapping (``json_format.ParseDict`` reads it back), with
+    every field, zeros too, in the order of the .proto."""
+    loose = json_format.MessageToDict(
+        request,
+        preserving_proto_field_name=True,
+        always_print_fields_with_no_presence=True,
+        unquote_int64_if_possible=True,
+    )
+    return _in_proto_order(loose, request.DESCRIPTOR)
+
+
+def _in_proto_order(loose: dict[str, Any], descriptor: Any) -> dict[str, Any]:
+    ordered = {}
+    for member in descriptor.fields:
+        if member.name not in loose:
+            continue
+        value = loose[member.name]
+        if member.message_type is not None:
+            if isinstance(value, list):
+                value = [_in_proto_order(v, member.message_type) for v in value]
+            else:
+                value = _in_proto_order(value, member.message_type)
+        ordered[member.name] = value
+    return ordered
+
+
+def record_paths(paths: list[str | Path]) -> list[Path]:
+    """Record files named, and those in folders named (recursively), in a natural order."""
+    found: list[Path] = []
+    for given in map(Path, paths):
+        if given.is_dir():
+            inside = [p for p in given.rglob("*") if p.is_file() and p.name.endswith(RECORD_SUFFIXES)]
+            found.extend(sorted(inside, key=_natural))
+        else:
+            found.append(given)
+    return found
+
+
+class _Stop(Exception):
+    def __init__(self, status: str, detail: str) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+
+
+class _Walk:
+    """One pass over a record's lines, in step with the engine re-playing it."""
+
+    def __init__(self, replay: Replay) -> None:
+        self.replay = replay
+        self.events = replay.events
+
+    def run(self) -> None:
+        replay, events = self.replay, self.events
+        if not events:
+            raise _Stop(CUT_SHORT, "the record is empty: it stops before its header")
+        rules = replay.rules = self._header()
+        engine_module = registry.engine(registry.game_of_rules(rules))
+        n = rules.players
+        result = events[-1] if events[-1].get("type") == "result" else None
+        referee_result = result is not None and _referee_result(result)
+        engine = [
+            (line, e)
+            for line, e in enumerate(events, start=1)
+            if e.get("type") in engine_module.ENGINE_EVENTS and not (referee_result and e is result)
+        ]
+        self.engine_lines = [line for line, _ in engine]
+        engine_events = [e for _, e in engine]
+        if not any(e.get("type") == "deal" for e in engine_events) and all(
+            e.get("type") in ("match", "ace_draw", "fault", "result") for e in events
+        ):
+            replay.checked_lines = len(events)
+            if result is None:
+                raise _Stop(CUT_SHORT, f"no result line; it stops before the first deal, after line {len(events)}")
+            if result.get("reason") != "forfeit" and result.get("reason") != "aborted":
+                raise _Stop(INCONSISTENT, f"line {len(events)}: a result before the first deal")
+            return  # bots that could not start: a forfeit before any card was dealt
+        first_decision = next((i for i, e in enumerate(engine_events) if e.get("type") == "decision"), None)
+        try:
+            # The engine's own replay of the lines before the first decision: the deal, checked.
+            state = engine_module.replay(rules, engine_events[:first_decision])
+        except engine_module.ReplayError as error:
+            raise self._replay_error(error) from None
+        replay.initial = state
+        playing = engine_module.iter_replay(rules, engine_events)
+        replay_error, action_from_json = engine_module.ReplayError, engine_module.action_from_json
+        decision_ms = float(replay.time_control.get("decision_ms", 0))
+        seq, bank, lost = [0] * n, [float(replay.time_control.get("bank_ms", 0))] * n, [False] * n
+        pending: tuple[int, dict[str, Any]] | None = None  # a question's fault, awaiting its decision
+        faulted: set[int] = set()
+
+        def question(seat: int, fault: dict[str, Any] | None) -> tuple[int, float, bool]:
+            seq[seat] += 1
+            sent = not lost[seat] and not (fault and str(fault.get("detail", "")).startswith("seat already lost"))
+            return seq[seat], bank[seat], sent
+
+        for line, event in enumerate(events, start=1):
+            kind = event.get("type")
+            replay.checked_lines = line - 1
+            if line == 1:
+                continue
+            if kind == "match":
+                raise _Stop(CORRUPT, f"line {line} is a second 'match' header")
+            if kind == "fault":
+                fault = self._fault(line, event, n)
+                faulted.add(event["seat"])
+                if not replay.steps and self._at_open(event):
+                    continue
+                if pending is not None:
+                    raise _Stop(INCONSISTENT, f"line {line}: a second fault on one question (the first: line {pending[0]})")
+                if state.is_over:
+                    raise _Stop(INCONSISTENT, f"line {line}: a fault of seat {event['seat']} after the match is over")
+                if event["seat"] != state.to_act:
+                    raise _Stop(
+                        INCONSISTENT,
+                        f"line {line}: a fault of seat {event['seat']}, but seat {state.to_act} is to act "
+                        f"({self._where(state)})",
+                    )
+                pending = (line, fault)
+            elif kind == "decision":
+                before = state
+                try:
+                    state = next(playing).clone()
+                except StopIteration:  # the engine has no decision pending: the match is over
+                    raise _Stop(INCONSISTENT, f"line {line}: a decision after the match is over") from None
+                except replay_error as error:
+                    raise self._replay_error(error) from None
+                fault = pending[1] if pending else None
+                seat = event["seat"]
+                if fault is not None and "substituted" in fault and fault["substituted"] != event.get("action"):
+                    raise _Stop(
+                        INCONSISTENT,
+                        f"line {pending[0]}: the fault says {fault['substituted']!r} was substituted, "
+                        f"line {line} plays {event.get('action')!r}",
+                    )
+                if fault is not None and "substituted" not in fault:
+                    raise _Stop(INCONSISTENT, f"line {pending[0]}: a fault without a substitute, yet play goes on")
+                number, bank_left, sent = question(seat, fault)
+                ms = _number(event.get("ms"))
+                replay.steps.append(
+                    Step(
+                        number=len(replay.steps) + 1,
+                        line=line,
+                        seat=seat,
+                        kind=before.kind,
+                        round=before.round,
+                        trick=_trick(before),
+                        before=before,
+                        after=state,
+                        action=action_from_json(before.kind, event["action"]),
+                        note=str(event.get("note") or ""),
+                        ms=ms,
+                        bot_ms=_number(event.get("bot_ms")),
+                        fault=fault,
+                        fault_line=pending[0] if pending else None,
+                        seq=number,
+                        bank_ms=bank_left,
+                        sent=sent,
+                    )
+                )
+                self._charge(seat, fault, ms, decision_ms, bank, lost)
+                pending = None
+            elif kind == "result" and line != len(events):
+                raise _Stop(INCONSISTENT, f"line {line + 1}: an event after the result of line {line}")
+            elif kind == "result" and referee_result:
+                replay.checked_lines = line - 1
+                self._referee_result(line, event, state, pending, faulted)
+        replay.checked_lines = len(events)
+        try:
+            for _ in playing:  # the engine's last check: no recorded event left unexplained
+                raise _Stop(INCONSISTENT, "the record has decisions the walk did not see")
+        except replay_error as error:
+            raise self._replay_error(error) from None
+        if pending is not None:
+            line, fault = pending
+            number, bank_left, sent = question(fault["seat"], fault)
+            replay.steps.append(
+                Step(
+                    number=len(replay.steps) + 1,
+                    line=line,
+                    seat=fault["seat"],
+                    kind=state.kind,
+                    round=state.round,
+                    trick=_trick(state),
+                    before=state,
+                    after=None,
+                    action=None,
+                    fault=fault,
+                    fault_line=line,
+                    seq=number,
+                    bank_ms=bank_left,
+                    sent=sent,
+                )
+            )
+        if result is not None and not referee_result and not state.is_over:
+            raise _Stop(INCONSISTENT, f"line {len(events)}: a result, but the match is not over")
+
+    def _header(self) -> Any:
+        header = self.events[0]
+        if header.get("type") != "match":
+            raise _Stop(CORRUPT, "line 1 is not the 'match' header")
+        if header.get("format") != FORMAT:
+            raise _Stop(CORRUPT, f"line 1: format {header.get('format')!r}, expected {FORMAT!r}")
+        game = header.get("game")
+        if game not in registry.GAMES:
+            known = ", ".join(map(repr, registry.GAMES))
+            raise _Stop(CORRUPT, f"line 1: game {game!r}: only records of {known} can be replayed")
+        for key in ("rules", "seed", "seats", "time_control"):
+            if key not in header:
+                raise _Stop(CORRUPT, f"line 1: the header has no {key!r}")
+        if not isinstance(header["rules"], dict):
+            raise _Stop(CORRUPT, "line 1: the header's rules are not an object")
+        try:
+            rules = registry.rules_from_dict(game, header["rules"])
+        except RulesError as error:
+            raise _Stop(CORRUPT, f"line 1: the header's rules are not valid: {error}") from None
+        if header.get("rules_hash") != rules.rules_hash:
+            raise _Stop(
+                INCONSISTENT,
+                f"line 1: rules_hash {header.get('rules_hash')!r} is not the hash of the header's rules "
+                f"({rules.rules_hash})",
+            )
+        tc = header["time_control"]
+        if not isinstance(tc, dict) or not all(isinstance(tc.get(k), (int, float)) for k in ("decision_ms", "bank_ms")):
+            raise _Stop(CORRUPT, "line 1: time_control needs decision_ms and bank_ms in ms")
+        if type(header["seed"]) is not int:  # the decks are in the record, but its seed must still say which match
+            raise _Stop(CORRUPT, f"line 1: seed {quote(header['seed'], 60, repr)} is not an integer")
+        seats = header["seats"]
+        if not isinstance(seats, list):
+            raise _Stop(CORRUPT, f"line 1: seats {quote(seats, 60, repr)} is not a list of {{seat, bot, version}}")
+        if len(seats) != rules.players:
+            raise _Stop(INCONSISTENT, f"line 1: {rules.players} players, but the header lists {len(seats)} seats")
+        for index, entry in enumerate(seats):
+            if not (isinstance(entry, dict) and entry.get("seat") == index and isinstance(entry.get("bot"), str)):
+                raise _Stop(CORRUPT, f"line 1: seats[{index}] = {quote(entry, 60, repr)} is not {{seat: {index}, bot: a name, …}}")
+        return rules
+
+    def _fault(self, line: int, event: dict[str, Any], players: int) -> dict[str, Any]:
+        seat = event.get("seat")
+        if not isinstance(seat, int) or not 0 <= seat < players or not isinstance(event.get("kind"), str):
+            raise _Stop(CORRUPT, f"line {line}: a fault event needs a seat (0-{players - 1}) and a kind")
+        return event
+
+    @staticmethod
+    def _at_open(fault: dict[str, Any]) -> bool:
+        """A fault raised when the seat's stream was opened, not on a question."""
+        return fault["kind"] == "STARTUP" or str(fault.get("detail", "")).startswith("could not open")
+
+    @staticmethod
+    def _charge(seat: int, fault: dict | None, ms: float | None, decision_ms: float, bank: list, lost: list) -> None:
+        """The seat's bank and liveness after a question, as match.py keeps them.
+
+        An answer that came (even an illegal one) has its overrun past the
+        deadline taken from the bank; a spent bank is a timeout at zero. A
+        reply that never came, or a broken stream, loses the seat: the referee
+        sends it no more requests. A malformed reply costs nothing.
+        """
+        kind = fault.get("kind") if fault else None
+        detail = str(fault.get("detail", "")) if fault else ""
+        if kind is None or kind == "ILLEGAL":
+            bank[seat] = max(0.0, bank[seat] - max(0.0, (ms or 0.0) - decision_ms))
+        elif kind == "TIMEOUT" and "bank is spent" in detail:
+            bank[seat] = 0.0
+        elif kind in ("TIMEOUT", "CRASH"):
+            lost[seat] = True
+
+    def _referee_result(
+        self, line: int, result: dict[str, Any], state: Any, pending: tuple | None, faulted: set[int]
+    ) -> None:
+        reason = result.get("reason")
+        if reason == "aborted":
+            return  # a referee error ended the match: nothing follows from the play
+        if reason != "forfeit":
+            raise _Stop(INCONSISTENT, f"line {line}: result reason {reason!r} is none of score, bam, forfeit, aborted")
+        if state.is_over:
+            raise _Stop(INCONSISTENT, f"line {line}: a forfeit, but the play had already ended the match")
+        faulty = result.get("faulty")
+        if not isinstance(faulty, list) or not faulty or not set(faulty) <= faulted:
+            raise _Stop(
+                INCONSISTENT,
+                f"line {line}: forfeit with faulty {faulty!r}, but the faults are of seats {sorted(faulted)}",
+            )
+        if pending is not None and pending[1]["seat"] not in faulty:
+            raise _Stop(INCONSISTENT, f"line {line}: the fault of line {pending[0]} is not among the faulty {faulty}")
+        losing = {state.team_of(s) for s in faulty}
+        winners = [s for s in range(state.players) if state.team_of(s) not in losing]
+        if result.get("winners") != winners:
+            raise _Stop(
+                INCONSISTENT, f"line {line}: record has winners = {result.get('winners')!r}, the forfeit gives {winners}"
+            )
+        if result.get("score") != state.scores:
+            raise _Stop(
+                INCONSISTENT, f"line {line}: record has score = {result.get('score')!r}, the play gives {state.scores}"
+            )
+
+    def _replay_error(self, error: ValueError) -> _Stop:
+        """The engine's "event K" (among engine events) as the record's line."""
+        message = str(error)
+        found = re.match(r"event (\d+)", message)
+        if found and 0 < int(found.group(1)) <= len(self.engine_lines):
+            message = f"line {self.engine_lines[int(found.group(1)) - 1]}" + message[found.end() :]
+        return _Stop(INCONSISTENT, message)
+
+    @staticmethod
+    def _where(state: Any) -> str:
+        trick = _trick(state)
+        return f"round {state.round}, " + (f"trick {trick}" if trick else str(state.kind))
+
+
+def _trick(state: Any) -> int | None:
+    """Hokm, before a PLAY: which trick of the round (1-based); None for any other decision."""
+    return len(state.history) + 1 if state.kind == PLAY else None
+
+
+def _referee_result(result: dict[str, Any]) -> bool:
+    """A result the referee wrote (a forfeit, an abort on its own error), not the engine."""
+    return result.get("reason") not in ENGINE_REASONS or "detail" in result
+
+
+def _readable_to(replay: Replay) -> str:
+    lines = len(replay.events)
+    if not lines:
+        return "nothing before it can be read"
+    where = replay.steps[-1].where if replay.steps else "before the first decision"
+    return f"readable up to line {lines} ({where})"
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _stem(path: Path) -> str:
+    name = path.name
+    for suffix in sorted(RECORD_SUFFIXES, key=len, reverse=True):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return path.stem
+
+
+def _natural(path: Path) -> list[Any]:
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", str(path))]
+
+
+__all__ = ["Replay", "Step", "load", "record_paths", "request_json", "OK", "CORRUPT", "CUT_SHORT", "INCONSISTENT", "UNREADABLE"]

@@ -1,0 +1,195 @@
+"""Hand's side of the protocol boundary: its views, TAKE and TURN actions, as messages.
+
+:mod:`waraq.referee.wire.hokm` hands everything of Hand over to this module (and
+imports it only then). Cards cross the wire as their names ("7H#1",
+"JK#0"); a run's ``joker_as`` as a face name ("7H"). A TURN's steps are read
+through the record's own parser (:func:`waraq.referee.games.hand.engine.action_from_json`),
+so a message and a record line spell the same turn the same way and are
+refused with the same words.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any
+
+from waraq.referee.games.hand import engine as hand
+from waraq.referee.games.hand.engine import TAKE, TURN, ActionError, HandView, Turn
+from waraq.referee.games.hand.melds import (
+    CARD_BY_NAME,
+    CARD_NAMES,
+    FACE_NAMES,
+    Add,
+    Meld,
+    Swap,
+    TableMeld,
+    parse_card,
+    parse_face,
+)
+from waraq.referee.games.hand.rules import HandRules
+from waraq.referee.wire import hokm as wire
+from waraq.v1 import bot_pb2 as pb
+
+# Which oneof field of Action carries each Hand decision kind.
+ACTION_FIELD = {TAKE: "take", TURN: "turn"}
+
+
+# -- actions -------------------------------------------------------------------------
+
+
+def action_to_message(kind: str, action: Any) -> pb.Action:
+    if kind == TURN:
+        return pb.Action(turn=turn_to_message(action))
+    return pb.Action(take=action)
+
+
+def turn_to_message(turn: Turn) -> pb.Turn:
+    message = pb.Turn(discard=CARD_NAMES[turn.discard])
+    _add_steps(message.steps, turn.steps)
+    return message
+
+
+def _add_steps(into: Any, steps: Any) -> None:
+    """Append ``steps`` to the repeated ``Step`` field ``into``."""
+    for step in steps:
+        m = into.add()
+        if type(step) is Meld:
+            m.meld.cards.extend([CARD_NAMES[c] for c in step.cards])
+        elif type(step) is Add:
+            m.add.meld = step.meld
+            m.add.cards.extend([CARD_NAMES[c] for c in step.cards])
+            m.add.at = step.at or ""
+        else:
+            m.swap.meld = step.meld
+            m.swap.card = CARD_NAMES[step.card]
+
+
+def message_to_action(kind: str, message: pb.Action) -> Any:
+    """A reply's action -> the engine's value; :class:`~waraq.referee.games.hand.engine.ActionError` says what is wrong."""
+    kind = hand.KINDS[hand.KINDS.index(kind)]
+    field = message.WhichOneof("action")
+    wanted = ACTION_FIELD[kind]
+    if field != wanted:
+        got = f"'{field}'" if field else "no action"
+        raise ActionError(f"a {kind} decision needs Action.{wanted}, the reply set {got}")
+    if kind == TAKE:
+        return hand.action_from_json(TAKE, message.take)
+    return hand.action_from_json(TURN, turn_json(message.turn))
+
+
+def turn_json(turn: pb.Turn) -> dict[str, Any]:
+    """A Turn message in the record's spelling (RECORDS.md), for the one parser of both."""
+    return {"steps": [_step_json(i, s) for i, s in enumerate(turn.steps, start=1)], "discard": turn.discard}
+
+
+def _step_json(number: int, step: pb.Step) -> dict[str, Any]:
+    which = step.WhichOneof("step")
+    if which == "meld":
+        return {"meld": list(step.meld.cards)}
+    if which == "add":
+        spelled: dict[str, Any] = {"add": step.add.meld, "cards": list(step.add.cards)}
+        if step.add.at:  # a set's addition has none: "" on the wire, absent in the record
+            spelled["at"] = step.add.at
+        return spelled
+    if which == "swap":
+        return {"swap": step.swap.meld, "card": step.swap.card}
+    raise ActionError(f"TURN: step {number} sets none of meld, add, swap")
+
+
+# -- requests and views ----------------------------------------------------------------
+
+
+def fill_request(
+    request: pb.DecisionRequest, seq: int, view: HandView, *, match_id: str, deadline_ms: float, bank_ms: float
+) -> None:
+    """Write the question put to the seat to act into the empty ``request`` (see wire.decision_request).
+
+    A TURN lists no legal actions: the turn is checked whole."""
+    wire.fill_header(request, seq, view, match_id=match_id, deadline_ms=deadline_ms, bank_ms=bank_ms)
+    request.legal.extend([action_to_message(view.kind, a) for a in view.legal])
+    _fill_view(request.hand, view)
+
+
+def _fill_view(m: pb.HandView, view: HandView) -> None:
+    """Write ``view`` into the empty message ``m`` (nested messages added in place, as wire does)."""
+    m.seat = view.seat
+    m.players = view.rules.players
+    m.round = view.round
+    m.first = view.first
+    m.kind = view.kind or ""
+    m.to_act = view.to_act or 0
+    m.hand.extend([CARD_NAMES[c] for c in view.hand])
+    m.hand_sizes.extend(view.hand_sizes)
+    m.opened.extend(view.opened)
+    for meld in view.melds:
+        m.melds.add(
+            owner=meld.owner,
+            kind=meld.kind,
+            cards=[CARD_NAMES[c] for c in meld.cards],
+            joker_as="" if meld.joker_as is None else FACE_NAMES[meld.joker_as],
+        )
+    m.pile.extend([CARD_NAMES[c] for c in view.pile])
+    for seat, card in view.taken:
+        m.taken.add(seat=seat, card=CARD_NAMES[card])
+    m.stock_size = view.stock_size
+    m.drawn = "" if view.drawn is None else CARD_NAMES[view.drawn]
+    m.took = "" if view.took is None else CARD_NAMES[view.took]
+    for use in view.uses:
+        _add_steps(m.uses.add().steps, use)
+    m.scores.extend(view.scores)
+    m.rules_json = view.rules.canonical_json()
+    m.partnership = view.rules.partnership
+
+
+def kind_of(request: pb.DecisionRequest) -> str:
+    """The request's decision kind as the engine's own constant."""
+    return hand.KINDS[hand.KINDS.index(request.kind)]
+
+
+@lru_cache(maxsize=64)
+def _rules(rules_json: str) -> HandRules:
+    return HandRules.from_dict(json.loads(rules_json))
+
+
+_cards = wire.card_reader(CARD_BY_NAME, parse_card)  # Hand's 106 cards
+
+
+def _step(step: pb.Step) -> Any:
+    which = step.WhichOneof("step")
+    if which == "meld":
+        return Meld(_cards(step.meld.cards))
+    if which == "add":
+        return Add(step.add.meld, _cards(step.add.cards), step.add.at or None)
+    if which == "swap":
+        return Swap(step.swap.meld, parse_card(step.swap.card))
+    raise ActionError("a step sets none of meld, add, swap")
+
+
+def message_to_view(request: pb.DecisionRequest) -> HandView:
+    """The bot's side: a request back to the view the engine made (for Python bots)."""
+    m = request.hand
+    kind = kind_of(request)
+    return HandView(
+        rules=_rules(m.rules_json),
+        seat=m.seat,
+        round=m.round,
+        first=m.first,
+        kind=kind,
+        to_act=m.to_act,
+        legal=tuple(message_to_action(kind, a) for a in request.legal),
+        hand=_cards(m.hand),
+        hand_sizes=tuple(m.hand_sizes),
+        opened=tuple(m.opened),
+        melds=tuple(
+            TableMeld(t.owner, t.kind, _cards(t.cards), parse_face(t.joker_as) if t.joker_as else None) for t in m.melds
+        ),
+        pile=_cards(m.pile),
+        taken=tuple((t.seat, parse_card(t.card)) for t in m.taken),
+        stock_size=m.stock_size,
+        drawn=parse_card(m.drawn) if m.drawn else None,
+        took=parse_card(m.took) if m.took else None,
+        uses=tuple(tuple(_step(s) for s in use.steps) for use in m.uses),
+        scores=tuple(m.scores),
+        result=None,
+    )

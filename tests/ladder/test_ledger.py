@@ -1,0 +1,209 @@
+"""The ledger: results rated in planned order whatever order they arrive in, one transaction each,
+suspensions counted in that order, and planning that depends only on the database and the seed.
+
+These tests feed the ledger made-up results (a deterministic stand-in for a match, below), so
+thousands of arrival orders can be tried in a second; tests/ladder/test_run.py plays real ones.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+
+import pytest
+
+from tests.support.ladders import check_invariants
+from waraq.ladder import folder, ledger
+from waraq.ladder import ratings as rt
+from waraq.ladder.config import Faults, LadderConfig, Matchmaking
+from waraq.ladder.ratings import environment
+from waraq.ladder.store import CANCELLED, PLANNED, RATED, SUSPENDED, FaultRow, Outcome, Planned, Store
+from waraq.referee.games.hokm.rules import PRESETS
+
+RULES = PRESETS["classic"].replace(target_score=1)
+CRASHER = 5  # entry id of the bot that crashes, in the ladders that have one
+
+
+def make_ladder(path, bots: int = 4, **matchmaking) -> folder.Ladder:
+    folder.init(path, RULES, seed=9)
+    ladder = folder.open_ladder(path)
+    ladder.config = LadderConfig(
+        seed=9, rules=RULES, matchmaking=Matchmaking(batch=6, **matchmaking), faults=Faults(suspend_after=3)
+    )
+    with ladder.store.transaction():
+        for number in range(1, bots + 1):
+            ladder.store.add_entry(f"b{number}", f"b{number}", "random", (None, None, None))
+    return ladder
+
+
+def fake_outcome(match: Planned) -> Outcome:
+    """A stand-in for playing ``match``: the side with the higher bot ids wins, give or take luck of the seed;
+    the crasher crashes in every other match it plays."""
+    luck = random.Random(f"{match.seed}/{match.id}")
+    strength = [sum(match.seats[s::2]) + luck.gauss(0, 3) for s in range(2)]
+    side = 0 if strength[0] > strength[1] else 1
+    if CRASHER in match.seats and match.id % 2:
+        seat = match.seats.index(CRASHER)
+        fault = FaultRow(seat, "CRASH", "the stream broke", 1)
+        return Outcome(match.id, "forfeit", tuple(s for s in range(4) if s % 2 != seat % 2), (0, 0), (seat,), (fault,), 9, 0.1)
+    return Outcome(match.id, "score", (side, side + 2), (1, 0) if side == 0 else (0, 1), (), (), 50, 0.1)
+
+
+def simulate(ladder: folder.Ladder, target: ledger.Target, concurrency: int, order: random.Random, kill_at: int = 0):
+    """Run the ledger as the scheduler does, results arriving in ``order``'s random order; at ``kill_at``
+    results, forget everything in flight (a SIGKILL) and start again from the database."""
+    store, config, env = ladder.store, ladder.config, environment(ladder.config.trueskill)
+    queue, flight, stored = deque(store.pending()), [], 0
+    ledger.advance(store, config, env)
+    while True:
+        finished = None
+        while len(flight) < concurrency:
+            if not queue:
+                planned = ledger.plan_next(store, config, env, target)
+                if isinstance(planned, ledger.Finished):
+                    finished = planned
+                    break
+                if planned == ledger.WAIT:
+                    break
+                queue.extend(planned)
+                continue
+            match = queue.popleft()
+            if store.status_of(match.id) == PLANNED:
+                flight.append(match)
+        if not flight:
+            assert finished is not None, "planning waits on nothing"
+            return finished
+        match = flight.pop(order.randrange(len(flight)))
+        ledger.record(store, config, env, fake_outcome(match), match.seats)
+        stored += 1
+        if stored == kill_at:
+            queue, flight = deque(store.pending()), []  # what was in flight is played again
+
+
+def dump(store: Store) -> tuple:
+    """The database's content; a cancelled match's result (if it was played before it was cancelled) left out."""
+    db = store.db
+    return (
+        db.execute(
+            "SELECT id, batch, deal, position, seed, status, IIF(status = 'cancelled', NULL, reason),"
+            " IIF(status = 'cancelled', NULL, winners) FROM matches ORDER BY id"
+        ).fetchall(),
+        db.execute(
+            "SELECT s.match_id, s.seat, s.bot_id, IIF(m.status = 'cancelled', NULL, s.won) FROM seats s"
+            " JOIN matches m ON m.id = s.match_id ORDER BY s.match_id, s.seat"
+        ).fetchall(),
+        db.execute("SELECT * FROM ratings ORDER BY match_id, bot_id").fetchall(),
+        db.execute("SELECT id, status, suspended_at FROM bots ORDER BY id").fetchall(),
+    )
+
+
+@pytest.mark.parametrize("bots", [4, 5])  # 5: with the crasher, suspended on the way
+def test_any_arrival_order_and_any_kill_end_in_the_same_database(tmp_path, bots):
+    target = ledger.Target(60)
+    reference = make_ladder(tmp_path / "one-at-a-time", bots)
+    assert simulate(reference, target, concurrency=1, order=random.Random(0)).reason == "target"
+    want = dump(reference.store)
+    for trial in range(6):
+        ladder = make_ladder(tmp_path / f"trial-{trial}", bots)
+        simulate(ladder, target, concurrency=1 + trial, order=random.Random(trial), kill_at=7 * trial)
+        assert dump(ladder.store) == want, f"trial {trial}"
+    matches, _, ratings, entries = want
+    live = [m for m in matches if m[5] != CANCELLED]
+    # Deals are whole (both seatings of a duplicate): topping up after a cancelled match may pass 60 by one.
+    assert 60 <= len(live) <= 61 and all(m[5] == RATED for m in live)
+    if bots == 5:
+        assert (CRASHER, SUSPENDED) == entries[CRASHER - 1][:2]
+
+
+def test_a_result_that_arrives_early_waits_for_the_earlier_matches(tmp_path):
+    ladder = make_ladder(tmp_path)
+    store, config, env = ladder.store, ladder.config, environment(ladder.config.trueskill)
+    first, second, *_ = ledger.plan_next(store, config, env, ledger.Target(6))
+    ledger.record(store, config, env, fake_outcome(second), second.seats)
+    assert store.status_of(second.id) == "done" and not store.rating_history()
+    ledger.record(store, config, env, fake_outcome(first), first.seats)
+    assert store.status_of(first.id) == store.status_of(second.id) == RATED
+    # Rated in planned order: the first match's update, then the second's on top of it.
+    in_order = rt.replay(
+        env, 4, [(m.seats, rt.ranks(4, fake_outcome(m).winners, fake_outcome(m).score, ())) for m in (first, second)]
+    )
+    assert {b: rt.Rating(*v) for b, v in store.latest_ratings().items()} == in_order
+
+
+def test_a_failure_inside_the_transaction_leaves_no_trace(tmp_path, monkeypatch):
+    ladder = make_ladder(tmp_path)
+    store, config, env = ladder.store, ladder.config, environment(ladder.config.trueskill)
+    match, *_ = ledger.plan_next(store, config, env, ledger.Target(6))
+    before = dump(store)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(rt, "rate", broken)  # fails after the result and faults were written
+    with pytest.raises(RuntimeError, match="disk on fire"):
+        ledger.record(store, config, env, fake_outcome(match), match.seats)
+    assert dump(store) == before
+    assert store.db.execute("SELECT COUNT(*) FROM faults").fetchone()[0] == 0
+    monkeypatch.undo()
+    ledger.record(store, config, env, fake_outcome(match), match.seats)
+    assert store.status_of(match.id) == RATED
+
+
+def test_a_result_is_never_counted_twice(tmp_path):
+    ladder = make_ladder(tmp_path)
+    store, config, env = ladder.store, ladder.config, environment(ladder.config.trueskill)
+    match, *_ = ledger.plan_next(store, config, env, ledger.Target(6))
+    ledger.record(store, config, env, fake_outcome(match), match.seats)
+    rows = dump(store)
+    with pytest.raises(RuntimeError, match="has a result already"):
+        ledger.record(store, config, env, fake_outcome(match), match.seats)
+    assert dump(store) == rows
+
+
+def test_crashes_counted_in_rated_order_suspend_a_bot_and_cancel_its_later_matches(tmp_path):
+    ladder = make_ladder(tmp_path, bots=5)
+    finished = simulate(ladder, ledger.Target(40), concurrency=3, order=random.Random(5))
+    store = ladder.store
+    entry = store.entry(CRASHER)
+    assert entry.status == SUSPENDED and entry.reason.startswith("3 matches with a crash")
+    crashes = store.db.execute(
+        "SELECT DISTINCT match_id FROM faults WHERE bot_id = ? AND kind = 'CRASH' ORDER BY match_id", (CRASHER,)
+    ).fetchall()
+    assert entry.suspended_at == crashes[2][0]  # the third match with a crash, in planned order
+    later = store.db.execute(
+        "SELECT DISTINCT m.status FROM matches m JOIN seats s ON s.match_id = m.id WHERE s.bot_id = ? AND m.id > ?",
+        (CRASHER, entry.suspended_at),
+    ).fetchall()
+    assert later in ([], [(CANCELLED,)])
+    assert finished.reason == "target" and store.count_live_before(1 << 40) in (40, 41)  # whole deals
+
+
+def test_until_stable_stops_when_the_neighbours_are_ordered(tmp_path):
+    ladder = make_ladder(tmp_path, bots=2)  # bot 2 beats bot 1 nearly always: quickly ordered
+    finished = simulate(ladder, ledger.Target(400, until_stable=True, confidence=0.95), 2, random.Random(1))
+    assert finished.reason == "stable"
+    ratings = {b: rt.Rating(*v) for b, v in ladder.store.latest_ratings().items()}
+    assert rt.p_above(ratings[2], ratings[1]) >= 0.95
+    assert ladder.store.count_live_before(1 << 40) < 400
+
+
+def test_until_stable_stops_at_the_cap_and_says_so(tmp_path):
+    ladder = make_ladder(tmp_path, bots=4)
+    finished = simulate(ladder, ledger.Target(12, until_stable=True, confidence=0.999), 3, random.Random(1))
+    assert finished.reason == "cap" and "cap of 12" in finished.detail
+
+
+def test_rerating_from_the_history_gives_the_stored_ratings(tmp_path):
+    ladder = make_ladder(tmp_path)
+    simulate(ladder, ledger.Target(30), 4, random.Random(3))
+    stored = ladder.store.rating_history()
+    assert ledger.rerate(ladder.store, ladder.config, environment(ladder.config.trueskill)) == 30
+    assert ladder.store.rating_history() == stored
+
+
+def test_the_database_holds_to_its_invariants_after_a_run(tmp_path):
+    ladder = make_ladder(tmp_path, bots=5)
+    simulate(ladder, ledger.Target(30), 4, random.Random(2), kill_at=11)
+    check_invariants(ladder.store.path)
+
+

@@ -1,0 +1,49 @@
+"""Ladders made for tests, and what a ladder database always holds."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from waraq.ladder import folder
+from waraq.ladder.store import CANCELLED, PLANNED, RATED
+from waraq.referee.games.hokm.rules import PRESETS
+
+
+def check_invariants(path) -> None:
+    """What a ladder database always holds, whenever it was cut off (also used by test_ladder_run)."""
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    # Every match rated has one rating row per bot seated, and no other match has any.
+    rows = db.execute(
+        "SELECT m.id, m.status, (SELECT COUNT(DISTINCT bot_id) FROM seats WHERE match_id = m.id),"
+        " (SELECT COUNT(*) FROM ratings WHERE match_id = m.id) FROM matches m"
+    ).fetchall()
+    for match_id, status, bots, rated in rows:
+        assert rated == (bots if status == RATED else 0), (match_id, status)
+    # A match has its result exactly when it was played; a planned one has none.
+    for status, reason, won in db.execute(
+        "SELECT m.status, m.reason, (SELECT COUNT(won) FROM seats WHERE match_id = m.id) FROM matches m"
+    ):
+        assert (reason is None) == (status == PLANNED) or status == CANCELLED
+        assert (won == 0) == (reason is None)
+    # Rated in order: nothing is rated after a match that is not.
+    first_open = db.execute("SELECT MIN(id) FROM matches WHERE status IN ('planned', 'done')").fetchone()[0]
+    if first_open is not None:
+        assert db.execute("SELECT COUNT(*) FROM ratings WHERE match_id > ?", (first_open,)).fetchone()[0] == 0
+    db.close()
+
+
+SHORT = PRESETS["classic"].replace(target_score=1)
+
+
+DEAL_KEY = "test-ladder-run-deal-key"
+
+
+def make(path: Path, bots: dict[str, str], rules=SHORT, seed: int = 5, **options) -> Path:
+    # One deal key for every ladder here, so that two ladders of one seed play the same matches.
+    folder.init(path, rules, seed=seed, deal_key=DEAL_KEY, **options)
+    with folder.open_ladder(path) as ladder:
+        for name, spec in bots.items():
+            folder.add(ladder, name, spec, check=False)  # identities are read at the first run
+    return path
