@@ -101,3 +101,25 @@ def test_every_heading_cited_in_the_code_exists():
     assert cited, "no citation found: the pattern is out of date"
     missing = [c for c in cited if not re.search(rf"^{re.escape(c[2])}\s*$", docs[c[1]], re.M)]
     assert missing == []
+
+
+README = (ROOT / "README.md").read_text()
+REPO_PATH = re.compile(r"`((?:referee|ladder|sample_bots|protocol|tests|bench|docs)/[^`\s]*)`")
+
+
+def test_every_path_the_readme_names_exists():
+    named = set(REPO_PATH.findall(README))
+    assert len(named) > 20
+    assert sorted(p for p in named if not (ROOT / p).exists()) == []
+
+
+def test_each_place_the_readme_map_points_to_holds_what_it_names():
+    # Rows of "Where to find": | what | `path`: `Name`, `Other.name` (...) |
+    rows = re.findall(r"^\| [^|]+ \| `([\w/.]+\.py)`: ([^|]+)\|$", README, re.M)
+    assert len(rows) >= 6
+    for path, cell in rows:
+        text = (ROOT / path).read_text()
+        for name in re.findall(r"`([A-Za-z_][\w.]*)`", cell):
+            if "/" in name or name.endswith(".py") or name.isupper():
+                continue  # another file, or a decision kind
+            assert re.search(rf"\b(def|class) {re.escape(name.split('.')[-1])}\b", text), (path, name)
