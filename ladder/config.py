@@ -5,7 +5,7 @@ A ladder is a folder::
     ladder.toml      this file: game, rules, time control, faults, matchmaking, the bots
     ladder.sqlite    every match planned and played, its result and the ratings (store.py)
     ladder.key       the secret the decks and match ids are drawn under, mode 0600 (key_file.py)
-    records/         one match record per match (RECORDS.md)
+    records/         one match record per match (docs/records.md)
 
 Every key is checked on reading, and a bad one is named with its table, its
 value and what is allowed: ``ladder.toml: [matchmaking] batch = 0: expected an
@@ -400,7 +400,7 @@ def dumps(config: LadderConfig) -> str:
         f"game = {toml_value(config.game)}  # {' or '.join(map(toml_value, registry.GAMES))}: the game every match plays",
         f"seed = {config.seed}  # picks the deals and the matchmaking's choices",
         "",
-        "[rules]  # every rule key of RULES.md; changing them after matches were played is refused",
+        "[rules]  # every rule key of docs/rules.md; changing them after matches were played is refused",
     ]
     lines += [f"{key} = {toml_value(value)}" for key, value in config.rules.to_dict().items()]
     for name, (_, keys) in TABLES.items():

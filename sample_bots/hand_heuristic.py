@@ -5,7 +5,7 @@ bot over the wire does, and keeps nothing between calls. It builds each turn
 on a :class:`~waraq.bots.hand_turn.TurnBuilder`, which refuses what the
 referee would refuse, so its turns are always legal.
 
-How it plays (RULES.md "## Hand": never opening costs 100, so open early;
+How it plays (docs/rules.md "## Hand": never opening costs 100, so open early;
 a card left in hand costs its value, a joker 15):
 
 * **Opening:** the most valuable set of disjoint melds in the hand, found by

@@ -3,7 +3,7 @@
 A TURN has no list of legal actions (there are far too many): the referee
 checks the whole turn. So a bot builds its turn step by step on a copy of
 what its view shows, and :class:`TurnBuilder` refuses each step the referee
-would refuse, by the same rules (RULES.md "## Hand", checked with
+would refuse, by the same rules (docs/rules.md "## Hand", checked with
 :mod:`waraq.referee.games.hand.melds`): melds valid, no addition or swap before the
 seat has opened, one card kept to discard, an opening worth
 ``opening_points``, the taken discard on the table by the end. The sample
@@ -208,7 +208,7 @@ class TurnBuilder:
 
 
 def swaps_for(meld: TableMeld, card: int) -> bool:
-    """Whether ``card`` can take the place of ``meld``'s joker (RULES.md, joker swap)."""
+    """Whether ``card`` can take the place of ``meld``'s joker (docs/rules.md, joker swap)."""
     try:
         check_swap(meld, card)
     except MeldError:

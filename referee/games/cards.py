@@ -4,7 +4,7 @@ A card is ``suit * 13 + rank``: suits in the order ``S H D C`` and ranks from
 ``2`` (0) to ``A`` (12). So the cards of one suit form a contiguous range, a
 sorted hand keeps each suit together, and within a suit a larger integer is a
 higher card. Names such as ``10H`` exist only for records, messages and
-people (RULES.md, notation).
+people (docs/rules.md, notation).
 """
 
 from __future__ import annotations

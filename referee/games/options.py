@@ -4,7 +4,7 @@ A game declares its keys as :class:`Option` values; :func:`validate` checks a
 mapping against them and says exactly what is wrong: an unknown key is named
 with the list of valid keys, a wrong value names the key, the value and what
 is allowed. Rules have one canonical JSON form, and its sha256 is the
-``rules_hash`` of a match record (RECORDS.md).
+``rules_hash`` of a match record (docs/records.md).
 """
 
 from __future__ import annotations
@@ -250,7 +250,7 @@ class GameRules:
     # -- canonical form ---------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        """Every key with its value, defaults included, JSON-ready (RECORDS.md ``rules``)."""
+        """Every key with its value, defaults included, JSON-ready (docs/records.md ``rules``)."""
         return dict(self._as_dict)
 
     @cached_property

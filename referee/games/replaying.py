@@ -1,6 +1,6 @@
 """Re-playing a record through a game's engine, checking every line: one driver for every game.
 
-A record (RECORDS.md) is the deal history plus the decisions. Re-playing it
+A record (docs/records.md) is the deal history plus the decisions. Re-playing it
 means dealing the recorded decks, applying each recorded action through the
 engine's checked door, and comparing every event the engine produces with
 the record's, on the fields the engine writes (a record may add times and

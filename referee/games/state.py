@@ -14,7 +14,7 @@ from typing import Any
 
 def decision_event(compact: tuple[Any, ...], action_to_json: Any) -> dict[str, Any]:
     """A logged ``(round, seat, kind, action)`` as its ``decision`` event, the same in every game
-    (RECORDS.md); ``action_to_json(kind, action)`` is the game's spelling of the action."""
+    (docs/records.md); ``action_to_json(kind, action)`` is the game's spelling of the action."""
     round_, seat, kind, action = compact
     return {"type": "decision", "round": round_, "seat": seat, "kind": kind, "action": action_to_json(kind, action)}
 
@@ -53,7 +53,7 @@ class LoggedState:
 
     @property
     def events(self) -> list[dict[str, Any]]:
-        """The record events so far (RECORDS.md), oldest first. Read-only: do not modify."""
+        """The record events so far (docs/records.md), oldest first. Read-only: do not modify."""
         spelled, log, spell = self._spelled, self._log, self._spell
         for i in range(len(spelled), len(log)):
             event = log[i]

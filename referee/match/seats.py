@@ -2,7 +2,7 @@
 
 A seat is opened for one match, asked for each of its decisions, told the
 end, and closed. Whatever goes wrong on the way is raised as a typed
-:class:`Fault` (RECORDS.md), never as anything else, so the match runner can
+:class:`Fault` (docs/records.md), never as anything else, so the match runner can
 apply its policy and go on. Two kinds:
 
 * :class:`RemoteSeat`: a bot reached over gRPC (a remote address, or a

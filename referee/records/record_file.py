@@ -1,4 +1,4 @@
-"""Match records (``waraq.record.v1``, RECORDS.md): written line by line, read back tolerantly.
+"""Match records (``waraq.record.v1``, docs/records.md): written line by line, read back tolerantly.
 
 A record is JSON Lines, one event a line, flushed after every line so that a
 crash or a kill loses nothing already played; ``.jsonl.gz`` files are gzip

@@ -1,4 +1,4 @@
-"""A match record rebuilt into a walkable list of decisions (RECORDS.md: "the record alone reproduces the match").
+"""A match record rebuilt into a walkable list of decisions (docs/records.md: "the record alone reproduces the match").
 
 :func:`load` reads a record, re-plays it through the engine and gives a
 :class:`Replay`: the header, and one :class:`Step` per question the referee

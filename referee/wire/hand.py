@@ -79,7 +79,7 @@ def message_to_action(kind: str, message: pb.Action) -> Any:
 
 
 def turn_json(turn: pb.Turn) -> dict[str, Any]:
-    """A Turn message in the record's spelling (RECORDS.md), for the one parser of both."""
+    """A Turn message in the record's spelling (docs/records.md), for the one parser of both."""
     return {"steps": [_step_json(i, s) for i, s in enumerate(turn.steps, start=1)], "discard": turn.discard}
 
 

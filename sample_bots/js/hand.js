@@ -1,5 +1,5 @@
 'use strict';
-// The bot's Hand decisions (the rummy of RULES.md "## Hand"): the file to
+// The bot's Hand decisions (the rummy of docs/rules.md "## Hand"): the file to
 // change to write your own Hand bot.
 //
 // Two kinds of decision, each given the seat's view (the request's HandView:
@@ -161,7 +161,7 @@ function addPlace(meld, card) {
   return null;
 }
 
-/** The card that can replace `meld`'s joker, if the meld has one and such a card exists (RULES.md). */
+/** The card that can replace `meld`'s joker, if the meld has one and such a card exists (docs/rules.md). */
 function swapsFor(meld, card) {
   const j = meld.cards.findIndex(isJoker);
   if (j < 0 || isJoker(card)) return false;

@@ -1,6 +1,6 @@
 """When the match runner writes a decision's record: while the next question is with its bot.
 
-RECORDS.md asks for a record written as the match is played, so that a crash
+docs/records.md asks for a record written as the match is played, so that a crash
 loses nothing already played. The runner writes a decision's events once the
 next question is on its way (``Question.on_sent``), and a seat that never
 says so gets the same record, only a question later.

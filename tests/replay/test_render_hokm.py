@@ -7,7 +7,7 @@ seat 0 takes tricks 1-7 with AS, KS, ... 8S while the others throw A, K, ...
 8 of their own suits; a kot by the hakem's team: 2 points, 2-0. Records
 played by the real referee are checked against the golden playthroughs
 (tests/golden/), which were written apart from this renderer and checked by
-hand against RULES.md.
+hand against docs/rules.md.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ Hand over gRPC.
 
 Positions are dealt with the engine (tests/support/hand_setup.py: copy 0 of a card is
 written without ``#``) or built as a table of melds by hand. Expected turns are
-worked out from RULES.md's values (ace 11, K Q J 10, others their number; a
+worked out from docs/rules.md's values (ace 11, K Q J 10, others their number; a
 joker worth the card it stands for, 15 in hand), not read off the bot.
 """
 

@@ -171,7 +171,7 @@ def test_js_seats_decide_every_kind_that_occurs(played: Played) -> None:
     occurred = {e["kind"] for e in played.decisions()}
     by_js = {e["kind"] for e in played.decisions(played.js_seats)}
     assert occurred - by_js == set(), f"only the random bot was asked {sorted(occurred - by_js)}"
-    # The kinds each rule set must produce (RULES.md): every match names trump
+    # The kinds each rule set must produce (docs/rules.md): every match names trump
     # and plays; 2 players discard and draw; the variant seed also redeals and bams.
     needed = {"TRUMP", "PLAY"}
     if played.rules.players == 2:
@@ -295,7 +295,7 @@ def test_js_seats_take_turn_and_meld_in_hand(hand_played: Played) -> None:
 
 
 def _hand_charge(card: int) -> int:
-    """RULES.md: a joker 15, ace 11, pictures 10, others their number."""
+    """docs/rules.md: a joker 15, ace 11, pictures 10, others their number."""
     face = card % 53
     if face == HAND_JOKER:
         return 15

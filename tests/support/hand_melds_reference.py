@@ -1,4 +1,4 @@
-"""A naive reference for Hand's melds, written straight from RULES.md ("## Hand").
+"""A naive reference for Hand's melds, written straight from docs/rules.md ("## Hand").
 
 It knows nothing of ``waraq.referee.games.hand.melds``: it takes every subset of 3
 or more cards of a hand and every way its joker (if any) can stand in, keeps
@@ -42,7 +42,7 @@ def rank(face_: int) -> int:
 
 
 def set_reading(faces: list[int]) -> tuple[int, ...] | None:
-    """RULES.md: 3 or 4 cards of one rank, all of different suits; one joker at most."""
+    """docs/rules.md: 3 or 4 cards of one rank, all of different suits; one joker at most."""
     real = sorted(f for f in faces if f != JOKER)
     if not 3 <= len(faces) <= 4 or len(real) < len(faces) - 1 or len({rank(f) for f in real}) != 1:
         return None
@@ -52,7 +52,7 @@ def set_reading(faces: list[int]) -> tuple[int, ...] | None:
 
 
 def run_readings(faces: list[int]) -> Iterator[tuple[int, ...]]:
-    """RULES.md: consecutive ranks of one suit, the ace low (A 2 3) or high (Q K A) but
+    """docs/rules.md: consecutive ranks of one suit, the ace low (A 2 3) or high (Q K A) but
     never both; the joker stands for any one missing card, so each place it can fill
     is another run.
 
@@ -90,12 +90,12 @@ def run_readings(faces: list[int]) -> Iterator[tuple[int, ...]]:
 
 
 def rank_value(r: int) -> int:
-    """RULES.md, opening: ace 11, king/queen/jack 10, others their number."""
+    """docs/rules.md, opening: ace 11, king/queen/jack 10, others their number."""
     return 11 if r == ACE else 10 if r >= 8 else r + 2
 
 
 def worth(meld: tuple[int, ...]) -> int:
-    """A meld's opening value; the joker is worth the card it stands for (RULES.md)."""
+    """A meld's opening value; the joker is worth the card it stands for (docs/rules.md)."""
     real = [f for f in meld if f != JOKER]
     if set_reading(list(meld)) == meld:
         return len(meld) * rank_value(rank(real[0]))
@@ -109,7 +109,7 @@ def worth(meld: tuple[int, ...]) -> int:
 
 
 def readings(faces: list[int]) -> Iterator[tuple[int, ...]]:
-    """Every meld these faces form, in every joker placement (RULES.md: at most one joker)."""
+    """Every meld these faces form, in every joker placement (docs/rules.md: at most one joker)."""
     as_set = set_reading(faces)
     if as_set is not None:
         yield as_set

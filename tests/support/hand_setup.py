@@ -2,7 +2,7 @@
 
 Cards are written as in records (``7H#1``, ``JK#0``); in these tests a name
 without ``#`` is the first copy (``7H`` is ``7H#0``, ``JK`` is ``JK#0``), so a
-hand reads ``"5H 6H 7H 7H#1 JK"``. The names are parsed here from RULES.md's
+hand reads ``"5H 6H 7H 7H#1 JK"``. The names are parsed here from docs/rules.md's
 numbering (``copy * 53 + face``, face 52 the joker), not by the engine, so a
 test cannot agree with an engine that numbers cards wrongly.
 
@@ -40,7 +40,7 @@ def rules(**keys: Any) -> HandRules:
     return HandRules.from_dict(keys)
 
 
-# -- card names (RULES.md numbering, independent of the engine) -----------------------
+# -- card names (docs/rules.md numbering, independent of the engine) -----------------------
 
 
 def card(name: str) -> int:
@@ -72,7 +72,7 @@ def hand(text: Cards) -> list[int]:
 
 
 def charge(c: int) -> int:
-    """RULES.md, end of round: ace 11, pictures 10, joker 15, others their number."""
+    """docs/rules.md, end of round: ace 11, pictures 10, joker 15, others their number."""
     face = c % 53
     if face == JOKER:
         return 15

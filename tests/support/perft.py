@@ -6,7 +6,7 @@ sequences of ``k`` legal actions. Any change in what is legal changes a count.
 
 The positions live in ``tests/data/hokm_perft.json``: explicit decks (card
 names), the ace draw that makes the first hakem, the rules (every key), a
-prefix of actions in the record's spelling (RECORDS.md) that leads from the
+prefix of actions in the record's spelling (docs/records.md) that leads from the
 deal to the counted position, and the counts for depth 1..d.
 ``tests/games/hokm/test_perft.py`` recomputes every count and compares.
 

@@ -2,7 +2,7 @@
 
 A recording bot (a real gRPC server in the test's event loop) plays every seat
 of matches the runner referees, and keeps every message it receives. From the
-match record alone -- the deal decks, the dealing order of RULES.md, the plays,
+match record alone -- the deal decks, the dealing order of docs/rules.md, the plays,
 the hands shown for a redeal, a 2-player seat's own draws -- the tests work
 out what each seat may know at each of its decisions, without the engine's
 view code, and check that every card in every request is among them.
@@ -64,7 +64,7 @@ VARIANTS = {
 
 
 def receivers(players: int, hakem: int, size: int) -> list[int | None]:
-    """RULES.md's dealing: packets of five from the hakem in play order, then fours (3 and 4
+    """docs/rules.md's dealing: packets of five from the hakem in play order, then fours (3 and 4
     players); with 2 players the rest of the deck is the stock (None)."""
     order = [(hakem + j) % players for j in range(players) for _ in range(5)]
     if players == 2:

@@ -1,6 +1,6 @@
 """Hand, rummy for 2, 3 or 4 players or two partnerships: a pure, deterministic state machine.
 
-RULES.md ("## Hand") is the law; where it is silent this engine takes the
+docs/rules.md ("## Hand") is the law; where it is silent this engine takes the
 readings listed below. A match starts
 from ``(rules, seed)`` (:func:`new_match`) or from given decks
 (:class:`FixedHandDealer`); the state says whose decision is pending and of
@@ -39,7 +39,7 @@ and swap in the same turn. A turn that lays melds but stays below is illegal.
 A turn that took the discard must end with that card on the table, and a
 seat that had not opened must have it in one of the melds it lays.
 
-Readings (where RULES.md is silent)
+Readings (where docs/rules.md is silent)
 -----------------------------------
 * Dealing: one card at a time in play order from the first player, ``deck[i]``
   to seat ``(first + i) % n`` for ``i < 14 n``, then ``deck[14 n]`` to the first
@@ -73,7 +73,7 @@ Readings (where RULES.md is silent)
 Record events (``waraq.record.v1``, game ``"hand"``)
 ----------------------------------------------------
 The state appends its events to :attr:`HandState.events`; the referee adds
-times and notes. RECORDS.md's ``deal``, ``decision``, ``round_end`` and
+times and notes. docs/records.md's ``deal``, ``decision``, ``round_end`` and
 ``result``, and one kind of Hand's own:
 
 * ``deal``: ``{"type": "deal", "round": r, "first": seat, "deck": [106 names]}``,
@@ -275,7 +275,7 @@ def _same_cards(what: str, given: Sequence[int], cards: Sequence[int]) -> None:
 
 @dataclass(frozen=True, slots=True)
 class HandView:
-    """What one seat may know at a real table (RULES.md, information hiding).
+    """What one seat may know at a real table (docs/rules.md, information hiding).
 
     It never holds another seat's hand, the stock's cards or order, the decks
     or the seed. The discard pile is shown whole: every card in it was seen

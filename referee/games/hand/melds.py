@@ -1,4 +1,4 @@
-"""Hand's cards and melds as small integers: checks, values and searches (RULES.md "## Hand").
+"""Hand's cards and melds as small integers: checks, values and searches (docs/rules.md "## Hand").
 
 A Hand card is ``copy * 53 + face``: copy 0 or 1, face 0..51 the standard
 card of :mod:`waraq.referee.games.cards` (``suit * 13 + rank``) and face 52 the joker. So
@@ -330,7 +330,7 @@ def check_swap(meld: TableMeld, card: int) -> TableMeld:
 
     In a run ``card`` must be the face the joker stands for (either copy); in a
     set only when the set holds 3 real cards and ``card`` is its rank in the
-    fourth suit (RULES.md: the real card completes all four suits).
+    fourth suit (docs/rules.md: the real card completes all four suits).
     """
     joker = meld.joker
     if joker is None:

@@ -1,4 +1,4 @@
-"""The rules config of a Hand match: every variant key of RULES.md, validated.
+"""The rules config of a Hand match: every variant key of docs/rules.md, validated.
 
 Build one with :meth:`HandRules.from_dict`, :meth:`HandRules.from_toml`,
 :meth:`HandRules.preset` or :func:`load_rules` (a preset name or a TOML file).

@@ -1,4 +1,4 @@
-"""Hokm for 4, 3 and 2 players: a pure, deterministic state machine (RULES.md).
+"""Hokm for 4, 3 and 2 players: a pure, deterministic state machine (docs/rules.md).
 
 A match starts from ``(rules, seed)`` (:func:`new_match`) or from given decks
 (:class:`~waraq.referee.games.dealers.FixedDealer`). The state says whose decision
@@ -15,14 +15,14 @@ sorted pair of cards for ``DISCARD``, ``"keep"``/``"pass"`` for ``DRAW`` and a
 bool for ``REDEAL`` and ``BAM``. :func:`action_to_json` and
 :func:`action_from_json` convert them to the record's spelling.
 
-The state appends the record events of RECORDS.md (``ace_draw``, ``deal``,
+The state appends the record events of docs/records.md (``ace_draw``, ``deal``,
 ``decision``, ``round_end``, ``result``) to :attr:`HokmState.events` as they
 happen; the referee adds times and notes and writes them down, and
 :func:`replay` rebuilds a match from them. :meth:`HokmState.view` is what one
 seat may know and nothing more.
 
 A safety net, as Hand has one: a match still going after :data:`MAX_ROUNDS`
-rounds ends with the ``result`` reason ``"aborted"`` (RECORDS.md's reason
+rounds ends with the ``result`` reason ``"aborted"`` (docs/records.md's reason
 for a match nobody won), no winners and the scores so far. No valid rules
 reach it: every round gives a side at least a point, so a match to the
 largest ``target_score`` (:mod:`waraq.referee.games.hokm.rules`) with three sides
@@ -107,7 +107,7 @@ class Result:
 
 
 class HokmView(NamedTuple):
-    """What one seat may know at a real table (RULES.md, information hiding).
+    """What one seat may know at a real table (docs/rules.md, information hiding).
 
     It never holds another seat's hand, discards or draws, the undealt stock,
     the decks or the seed. Cards are ints; :meth:`to_json` spells them.
@@ -441,7 +441,7 @@ class HokmState(LoggedState):
         )
 
     def _draws_seen_by(self, seat: int) -> tuple[DrawStep, ...]:
-        """2 players: the draws ``seat`` made and what it saw of each (RULES.md).
+        """2 players: the draws ``seat`` made and what it saw of each (docs/rules.md).
 
         Draw ``k`` of the round (the hakem makes the even ones) turns the two
         stock cards after the first ten dealt plus ``2k``: the first is offered,
@@ -767,7 +767,7 @@ def stack_deck(
 
 
 def action_to_json(kind: Kind, action: Any) -> Any:
-    """An action as a record and the protocol spell it (RECORDS.md, actions by kind)."""
+    """An action as a record and the protocol spell it (docs/records.md, actions by kind)."""
     if kind is PLAY:
         return CARD_NAMES[action]
     if kind is TRUMP:

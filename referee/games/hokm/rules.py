@@ -1,4 +1,4 @@
-"""The rules config of a Hokm match: every variant key of RULES.md, validated.
+"""The rules config of a Hokm match: every variant key of docs/rules.md, validated.
 
 Build one with :meth:`HokmRules.from_dict`, :meth:`HokmRules.from_toml`,
 :meth:`HokmRules.preset` or :func:`load_rules` (a preset name or a TOML file).
@@ -60,7 +60,7 @@ OPTIONS = (
 )
 KEYS = tuple(o.name for o in OPTIONS)
 
-# Cards in hand after the deal, per player count (RULES.md).
+# Cards in hand after the deal, per player count (docs/rules.md).
 HAND_SIZE = {4: 13, 3: 17, 2: 13}
 # Tricks in a round when every card is played.
 TRICKS = {4: 13, 3: 17, 2: 13}

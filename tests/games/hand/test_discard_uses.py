@@ -1,4 +1,4 @@
-"""The top discard's uses that need a table joker won back first (RULES.md "## Hand":
+"""The top discard's uses that need a table joker won back first (docs/rules.md "## Hand":
 "Taking the discard is legal only if that card is laid down in a meld or added to a
 meld in the same turn ... The referee offers the discard only when such a use
 exists"; "Joker swap"; hand_spec "Turns and decisions").
@@ -163,7 +163,7 @@ def test_a_joker_discarded_goes_on_the_run_just_freed_of_its_joker():
 
 
 def test_a_set_joker_won_back_by_the_fourth_suit():
-    # 9S 9H 9D JK: 9C#1 completes the four suits and wins the joker (RULES.md).
+    # 9S 9H 9D JK: 9C#1 completes the four suits and wins the joker (docs/rules.md).
     keeps = KEEPS.replace("7H#1", "9C#1")
     state = opened_seat(SET_TABLE, "4C", keeps)
     win = Swap(0, card("9C#1"))

@@ -5,7 +5,7 @@ The match is played again and rendered in memory; any difference from the file
 fails with a unified diff. If the change is intended, run ``python
 tests/golden/regenerate.py`` and review the diff of the file.
 
-The file is also read back as a reviewer would read it, with RULES.md in hand:
+The file is also read back as a reviewer would read it, with docs/rules.md in hand:
 every meld laid is a meld, every hand size follows from the draws, melds and
 discards, every charge is the sum of the cards listed (or 100, 0, -30), the
 points are the teams' sums, the scores add up and the lowest total wins.
@@ -68,7 +68,7 @@ def turns_joined(text: str) -> list[str]:
 
 
 def value(name: str) -> int:
-    """RULES.md, end of round: ace 11, pictures 10, joker 15, others their number."""
+    """docs/rules.md, end of round: ace 11, pictures 10, joker 15, others their number."""
     base = name.split("#")[0]
     if base == "JK":
         return 15
@@ -77,7 +77,7 @@ def value(name: str) -> int:
 
 
 def check_against_rules(text: str) -> dict[str, int]:
-    """Read the file by RULES.md; returns how many of each thing were checked."""
+    """Read the file by docs/rules.md; returns how many of each thing were checked."""
     counts = {"turns": 0, "melds": 0, "charges": 0, "rounds": 0, "adds to another": 0}
     sizes: list[int] = []
     score = [0, 0]
@@ -97,7 +97,7 @@ def check_against_rules(text: str) -> dict[str, int]:
                 if verb == "lays":
                     cards = rest.split()
                     faces = [ref.parse(c) % 53 for c in cards]
-                    # A meld as RULES.md reads it, the joker where it is put.
+                    # A meld as docs/rules.md reads it, the joker where it is put.
                     assert ref.set_reading(faces) or tuple(faces) in set(ref.run_readings(faces)), line
                     size -= len(cards)
                     counts["melds"] += 1

@@ -1,4 +1,4 @@
-"""Hand's melds (RULES.md "Melds", "Opening", "Joker swap"; hand_spec "Meld search"),
+"""Hand's melds (docs/rules.md "Melds", "Opening", "Joker swap"; hand_spec "Meld search"),
 checked one function at a time on hand-worked cards: what a run and a set are, where
 a joker stands, what melds are worth, what a card in hand is charged, adding to a
 meld, the best opening (a real search, not a greedy guess) and the uses of a
@@ -73,7 +73,7 @@ def test_runs(text):
 @pytest.mark.parametrize(
     "text, why",
     [
-        ("KH AH 2H", "wrap"),  # RULES.md: K A 2 is not a run
+        ("KH AH 2H", "wrap"),  # docs/rules.md: K A 2 is not a run
         ("QH KH AH 2H", "wrap"),
         ("AS 2S 3S 4S 5S 6S 7S 8S 9S 10S JS QS KS AS#1", ""),  # the ace low and high at once
         ("5H 6H", ""),  # a meld is 3 or more cards
@@ -89,7 +89,7 @@ def test_not_runs(text, why):
 
 
 def test_a_second_joker_is_refused():
-    # RULES.md: at most one joker per meld.
+    # docs/rules.md: at most one joker per meld.
     assert "joker" in refused("5H JK JK#1").lower()
     assert "joker" in refused("5H JK 7H JK#1 9H").lower()
     assert "joker" in refused("9S 9H JK JK#1").lower()
@@ -154,7 +154,7 @@ def test_not_sets(text):
 @pytest.mark.parametrize(
     "text, value",
     [
-        ("AH 2H 3H", 16),  # RULES.md: the ace 11 even in A 2 3
+        ("AH 2H 3H", 16),  # docs/rules.md: the ace 11 even in A 2 3
         ("QH KH AH", 31),
         ("JK 2H 3H", 16),  # the joker is the ace: 11
         ("2H 3H JK", 9),  # the joker is the 4: 4
@@ -245,7 +245,7 @@ def check_opening(hand: list[int], value: int, melds, must=None, keep=1) -> None
     assert len(used) == len(set(used)) and set(used) <= set(hand)
     assert len(hand) - len(used) >= keep
     faces = [tuple(c % 53 for c in m) for m in melds]
-    for f in faces:  # each a meld as RULES.md reads it, the joker where it is put
+    for f in faces:  # each a meld as docs/rules.md reads it, the joker where it is put
         assert f in set(ref.readings(sorted(f))), f
     assert sum(ref.worth(f) for f in faces) == value
     if must is not None and melds:

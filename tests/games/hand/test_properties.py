@@ -5,7 +5,7 @@ The game-agnostic checks live in ``tests/support/conformance.py``: legality, ref
 actions changing nothing, information hiding for every seat at every decision,
 replay through JSON, clones, determinism. Here are Hand's adapter and its
 :class:`HandWitness`, which reads a match's events as they come and works out
-from them and RULES.md alone what must hold: where each of the 106 cards is
+from them and docs/rules.md alone what must hold: where each of the 106 cards is
 (hands + table + pile + stock, each exactly once), the hand sizes, whose turn
 it is, that every accepted turn is legal by the rules (its melds, additions,
 swaps, the opening's value, the taken discard on the table, a card kept), the
@@ -78,7 +78,7 @@ def _is_set(f: tuple[int, ...]) -> bool:
 
 
 def valid_in_order(cards) -> bool:
-    """RULES.md: the cards make a meld in this order (a run ascending with the joker
+    """docs/rules.md: the cards make a meld in this order (a run ascending with the joker
     where it stands; a set in any order)."""
     return _valid_in_order(tuple(faces(cards)))
 
@@ -90,7 +90,7 @@ def _valid_in_order(f: tuple[int, ...]) -> bool:
 
 @cache
 def _meld3(f: tuple[int, int, int]) -> bool:
-    """Three faces make a meld in some order (RULES.md)."""
+    """Three faces make a meld in some order (docs/rules.md)."""
     return any(True for _ in ref.readings(list(f)))
 
 
@@ -119,7 +119,7 @@ def _joker_stands_for(f: tuple[int, ...]) -> int | None:
 
 
 class HandWitness(Witness):
-    """Hand's rules, re-derived from the events (RULES.md, hand_spec, RECORDS.md)."""
+    """Hand's rules, re-derived from the events (docs/rules.md, hand_spec, docs/records.md)."""
 
     def __init__(self, rules: HandRules, adapter: HandAdapter) -> None:
         self.rules = rules
@@ -234,7 +234,7 @@ class HandWitness(Witness):
         self.known[seat].add(card)
 
     def _turn(self, seat: int, action: dict[str, Any]) -> None:
-        """Play a recorded turn on the model, checking it by RULES.md as it goes."""
+        """Play a recorded turn on the model, checking it by docs/rules.md as it goes."""
         hand, table = self.hands[seat], self.table
         was_open = opened = self.opened[seat]
         laid, laid_cards, touched = 0, set(), False
@@ -392,7 +392,7 @@ class HandWitness(Witness):
         # Every turn but the first draws one card and discards one, so hands and table
         # hold 14 n cards between turns (14 n + 1 during a TURN), the pile and the stock
         # the rest: when the stock runs out, the pile holds 50 cards or more, and the
-        # void round of RULES.md cannot happen.
+        # void round of docs/rules.md cannot happen.
         during = 1 if state.kind == TURN else 0
         assert len(self.pile) + len(self.stock) == 106 - HAND_SIZE * self.n - during
         sizes = tuple(len(h) for h in self.hands)
@@ -445,7 +445,7 @@ class HandWitness(Witness):
         return False
 
     def may_know(self, seat: int, state: HandState) -> set[str]:
-        """RULES.md: a seat knows the cards it was dealt, drew or took this round, and
+        """docs/rules.md: a seat knows the cards it was dealt, drew or took this round, and
         every card laid or discarded (face up) this round."""
         self.sync(state)
         return {name(c) for c in self.known[seat] | self.public}

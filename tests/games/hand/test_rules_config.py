@@ -1,4 +1,4 @@
-"""Hand's rules config (RULES.md "Hand variants"; hand_spec "Rules config"): every key
+"""Hand's rules config (docs/rules.md "Hand variants"; hand_spec "Rules config"): every key
 checked with a clear message, partnership only with 4 players, presets, overrides,
 TOML files, the canonical form and its hash, and the registry's view of them."""
 

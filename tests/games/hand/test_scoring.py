@@ -1,4 +1,4 @@
-"""How Hand rounds end and score, and how a match runs (RULES.md "## Hand": Deal,
+"""How Hand rounds end and score, and how a match runs (docs/rules.md "## Hand": Deal,
 Stock exhausted, End of round, Match; hand_spec "Deal", "Scoring", "Record
 events"), on hand-worked deals: -30 for going out, the hand charged to a seat that
 opened, 100 for never opening, the doubled "hand" finish, partnerships, five

@@ -1,4 +1,4 @@
-"""Hand turns on hand-worked deals (RULES.md "## Hand": Turn, Melds, Opening, Joker
+"""Hand turns on hand-worked deals (docs/rules.md "## Hand": Turn, Melds, Opening, Joker
 swap; hand_spec "Turns and decisions"): what a turn may lay, add and swap, when the
 discard may be taken, the opening's 51 points, the card kept to discard, and how
 a refused turn says why and changes nothing.
@@ -326,7 +326,7 @@ def test_a_swap_must_put_the_card_the_joker_stands_for():
 
 
 def test_a_set_swap_is_refused_with_only_two_real_cards():
-    # RULES.md: in a set only when the real card completes all four suits.
+    # docs/rules.md: in a set only when the real card completes all four suits.
     hands = ["9S 9H JK 10C JC QC KC 9D 2H 4H 6D 8D 3S 5S AH", loose(1)]
     state = deal(TWO, 0, hands, stock="7C#1 QS#1")
     state.apply(turn(meld("9S 9H JK"), meld("10C JC QC KC"), discard="AH"))  # 27 + 40

@@ -1,4 +1,4 @@
-"""The deal of Hokm (RULES.md 4 players, steps 1-4; 3 and 2 players; `max_redeals`):
+"""The deal of Hokm (docs/rules.md 4 players, steps 1-4; 3 and 2 players; `max_redeals`):
 the ace draw, packets from the top of the deck, trump, and the redeal."""
 
 from __future__ import annotations

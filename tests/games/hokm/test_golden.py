@@ -4,7 +4,7 @@ The matches are played again and rendered in memory; any difference from the
 files fails with a unified diff. If the change is intended, run
 ``python tests/golden/regenerate.py`` and review the diff of the files.
 
-The files are also read back as a reviewer would read them, with RULES.md in
+The files are also read back as a reviewer would read them, with docs/rules.md in
 hand: every card played was in the seat's hand and followed suit when it
 could, and every trick went to the highest trump, else the highest card of
 the led suit.
@@ -62,7 +62,7 @@ def parse_hand(text: str) -> set[str]:
 
 
 def check_against_rules(text: str) -> int:
-    """Replay the tricks of a golden file by RULES.md; returns the number of tricks checked."""
+    """Replay the tricks of a golden file by docs/rules.md; returns the number of tricks checked."""
     players = int(re.search(r"Hokm, (\d) players", text).group(1))
     assert 'void_rule = "free"' in text  # the check below knows only the default void rule
     hands: dict[int, set[str]] = {}

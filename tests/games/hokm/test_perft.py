@@ -4,9 +4,9 @@
   with the file. If it fails after a change you meant, run
   ``python tests/support/perft.py`` and review the diff of the data file.
 * The counts do not come from nowhere: a naive reference enumerator below,
-  written from RULES.md with string cards and no engine code, counts the same
+  written from docs/rules.md with string cards and no engine code, counts the same
   positions in trick play (``test_reference_agrees_with_pinned_counts``; when
-  the engine and the file disagree, this test says which one RULES.md backs),
+  the engine and the file disagree, this test says which one docs/rules.md backs),
   and random positions of 2, 3 and 4 players against the engine directly.
 * A few small counts are worked out by hand in the comments.
 """
@@ -31,7 +31,7 @@ def position(name: str) -> dict:
     return POSITIONS[name]
 
 
-# -- the reference: RULES.md with string cards, no engine code --------------
+# -- the reference: docs/rules.md with string cards, no engine code --------------
 
 REF_RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
 REF_SUITS = "SHDC"
@@ -111,7 +111,7 @@ def ref_legal(table: Table) -> list[str]:
 
 
 def ref_play(table: Table, card: str) -> Table:
-    assert card in ref_legal(table), f"{card} is not legal by RULES.md here"
+    assert card in ref_legal(table), f"{card} is not legal by docs/rules.md here"
     seat = table.to_act
     hands = list(table.hands)
     hands[seat] = tuple(c for c in hands[seat] if c != card)
@@ -204,7 +204,7 @@ PLAY_POSITIONS = [name for name, p in POSITIONS.items() if p["prefix"]]
 
 @pytest.mark.parametrize("name", PLAY_POSITIONS)
 def test_reference_agrees_with_pinned_counts(name):
-    # The reference counts the same positions from RULES.md alone.
+    # The reference counts the same positions from docs/rules.md alone.
     pos = position(name)
     assert ref_counts(table_of(pos), len(pos["counts"])) == pos["counts"]
 
@@ -309,7 +309,7 @@ def random_position(seed: int) -> tuple[list[str], HokmRules, int, list, Table]:
 def test_engine_agrees_with_reference_on_random_positions(seed):
     deck, rules, hakem, prefix, table = random_position(seed)
     state = engine_state(deck, rules, hakem, prefix)
-    # The same hands first (the deal and the draws as RULES.md describes them) ...
+    # The same hands first (the deal and the draws as docs/rules.md describes them) ...
     assert [[CARD_NAMES[c] for c in h] for h in state.hands] == [
         sorted(h, key=lambda c: (REF_SUITS.index(suit(c)), rank(c))) for h in table.hands
     ]

@@ -3,7 +3,7 @@ player count and variant, every invariant checked at every decision.
 
 The game-agnostic checks live in ``tests/support/conformance.py``. Here are Hokm's
 adapter and its :class:`HokmWitness`, which reads a match's events as they
-come and works out from them and RULES.md alone what must hold: which cards
+come and works out from them and docs/rules.md alone what must hold: which cards
 each seat holds and may know, the hand sizes, who decides what next, which
 plays follow suit, and how each round ends and scores. It uses nothing of
 the engine but the card names of ``waraq.referee.games.cards``, so the engine cannot
@@ -42,7 +42,7 @@ def rank(card: int) -> int:
 
 
 def trick_winner(plays: list[tuple[int, int]], trump: int) -> int:
-    """RULES.md 5: the highest trump wins; with no trump, the highest card of the led suit."""
+    """docs/rules.md 5: the highest trump wins; with no trump, the highest card of the led suit."""
     led = suit(plays[0][1])
 
     def strength(play: tuple[int, int]) -> tuple[int, int]:
@@ -62,12 +62,12 @@ def team_seats(rules: HokmRules, team: int) -> list[int]:
 
 
 def no_honour(cards: list[int]) -> bool:
-    """RULES.md max_redeals: no ace, king, queen or jack."""
+    """docs/rules.md max_redeals: no ace, king, queen or jack."""
     return not any(CARD_NAMES[c][:-1] in HONOURS for c in cards)
 
 
 class HokmWitness(Witness):
-    """Hokm's rules, re-derived from the events (RULES.md, RECORDS.md)."""
+    """Hokm's rules, re-derived from the events (docs/rules.md, docs/records.md)."""
 
     def __init__(self, rules: HokmRules) -> None:
         self.rules = rules
@@ -93,7 +93,7 @@ class HokmWitness(Witness):
         getattr(self, "_" + event["type"])(event)
 
     def _ace_draw(self, event: dict[str, Any]) -> None:
-        # RULES.md 1: cards face up from seat 0 in play order until an ace.
+        # docs/rules.md 1: cards face up from seat 0 in play order until an ace.
         ranks = [c[:-1] for c in event["cards"]]
         assert ranks[-1] == "A" and "A" not in ranks[:-1]
         assert event["hakem"] == (len(ranks) - 1) % self.n
@@ -104,7 +104,7 @@ class HokmWitness(Witness):
         assert sorted(deck) == self.deck_in_play, "a deal is not a shuffle of the deck in play"
         assert event["hakem"] == self.hakem, f"round {event['round']}: dealt to the wrong hakem"
         if self.redeal_asked:
-            # RULES.md max_redeals: the five-card deal restarts with the same hakem.
+            # docs/rules.md max_redeals: the five-card deal restarts with the same hakem.
             assert event["round"] == self.round
             self.redeal_asked = False
             self.redeals += 1
@@ -131,7 +131,7 @@ class HokmWitness(Witness):
         self.discards: list[list[int]] = [[] for _ in range(self.n)]
         self.burned: list[int] = []
         self.draws = 0
-        # RULES.md 2: five cards to each seat from the hakem, in packets.
+        # docs/rules.md 2: five cards to each seat from the hakem, in packets.
         for j in range(self.n):
             self._give((self.hakem + j) % self.n, deck[5 * j : 5 * j + 5])
 
@@ -155,7 +155,7 @@ class HokmWitness(Witness):
         self.trump = SUITS.index(action)
         if self.n == 2:
             return
-        # RULES.md 4: then packets of four from the hakem until the deck is dealt.
+        # docs/rules.md 4: then packets of four from the hakem until the deck is dealt.
         pos = 5 * self.n
         while pos < len(self.deck):
             for j in range(self.n):
@@ -170,7 +170,7 @@ class HokmWitness(Witness):
         self.discards[seat] = cards
 
     def _draw(self, seat: int, action: str) -> None:
-        # RULES.md 2 players: the drawer looks at the top card; keep it and burn the
+        # docs/rules.md 2 players: the drawer looks at the top card; keep it and burn the
         # next, or burn it and take the next. The stock starts after the ten dealt.
         offered, second = self.deck[10 + 2 * self.draws], self.deck[11 + 2 * self.draws]
         self.known[seat].add(CARD_NAMES[offered])
@@ -237,7 +237,7 @@ class HokmWitness(Witness):
         assert event["score"] == self.scores
         self.over = True
 
-    # -- RULES.md, worked out from the trick counts ------------------------------
+    # -- docs/rules.md, worked out from the trick counts ------------------------------
 
     def after_trick(self, winner: int) -> tuple[Any, ...] | None:
         """What the rules demand after a trick: None (play on), ("bam", seat,
@@ -271,13 +271,13 @@ class HokmWitness(Witness):
         return None
 
     def kot_end(self, team: int, bam: str | None = None) -> tuple[Any, ...]:
-        """RULES.md 7: kot_points when the hakem's side made the kot, else hakem_kot_points."""
+        """docs/rules.md 7: kot_points when the hakem's side made the kot, else hakem_kot_points."""
         if team == team_of(self.rules, self.hakem):
             return ("end", team, self.rules.kot_points, "kot", bam)
         return ("end", team, self.rules.hakem_kot_points, "hakem_kot", bam)
 
     def next_hakem(self, *, won: bool) -> int:
-        """RULES.md 8 and hakem_rotation."""
+        """docs/rules.md 8 and hakem_rotation."""
         rotation, h = self.rules.hakem_rotation, self.hakem
         if rotation == "every_round" or (rotation == "on_loss" and not won):
             return (h + 1) % self.n
@@ -374,7 +374,7 @@ class HokmWitness(Witness):
         assert {type(a) for a in legal} == {type(a) for a in expected}, f"{kind}: legal actions"
 
     def may_know(self, seat: int, state: HokmState) -> set[str]:
-        """RULES.md, what each seat may know: the cards dealt to it this round, every
+        """docs/rules.md, what each seat may know: the cards dealt to it this round, every
         card played, the cards shown in a redeal, its own draws and discards."""
         cards = self.known[seat] | self.public
         if state.kind == "DRAW" and state.to_act == seat:

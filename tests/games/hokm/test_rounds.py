@@ -1,4 +1,4 @@
-"""Rounds and the game (RULES.md 4 players, steps 6-9; 3 players; `bam`,
+"""Rounds and the game (docs/rules.md 4 players, steps 6-9; 3 players; `bam`,
 `hakem_rotation`, `target_score`, `kot_points`, `hakem_kot_points`)."""
 
 from __future__ import annotations

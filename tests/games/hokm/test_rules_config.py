@@ -1,4 +1,4 @@
-"""The rules config (RULES.md variant table; RECORDS.md `rules`, `rules_hash`):
+"""The rules config (docs/rules.md variant table; docs/records.md `rules`, `rules_hash`):
 every key checked with a clear message, impossible combinations refused,
 presets, overrides, TOML files and the canonical form."""
 

@@ -1,4 +1,4 @@
-"""Tricks (RULES.md 4 players, step 5; `void_rule`): follow suit, the void,
+"""Tricks (docs/rules.md 4 players, step 5; `void_rule`): follow suit, the void,
 `must_trump`, the trick winner, and how illegal plays are refused."""
 
 from __future__ import annotations

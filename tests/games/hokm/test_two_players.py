@@ -1,4 +1,4 @@
-"""Hokm for 2 players (RULES.md "Hokm, 2 players"; `burn_visible`, `bam`): the
+"""Hokm for 2 players (docs/rules.md "Hokm, 2 players"; `burn_visible`, `bam`): the
 deal, DISCARD, the draw-and-burn phase, what each seat sees of it, and play."""
 
 from __future__ import annotations
