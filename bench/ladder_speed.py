@@ -131,7 +131,8 @@ def throughput(args: argparse.Namespace, work: Path) -> None:
         print(
             f"  chunk {chunk + 1}, {concurrency} at once: {state.played} matches in {state.playing_for:.1f} s "
             f"({wall:.1f} s with start-up): {rate:.2f} matches/s, {rate * mean:.0f} decisions/s, "
-            f"{mean:.0f} decisions a match; ceiling {ceiling_rate:.0f} decisions/s = {ceiling_rate / mean:.2f} matches/s; "
+            f"{mean:.0f} decisions a match; "
+            f"ceiling {ceiling_rate:.0f} decisions/s = {ceiling_rate / mean:.2f} matches/s; "
             f"ratio {rate / (ceiling_rate / mean):.2f}",
             flush=True,
         )
@@ -147,7 +148,8 @@ def throughput(args: argparse.Namespace, work: Path) -> None:
         print(
             f"  {concurrency} at once: {played} matches in {seconds:.0f} s of play = {played / seconds:.2f} matches/s "
             f"({decisions / seconds:.0f} decisions/s); ceiling (median) {ceiling_median:.0f} decisions/s "
-            f"= {ceiling_median / (decisions / played):.2f} matches/s; ratio {decisions / seconds / ceiling_median:.2f} "
+            f"= {ceiling_median / (decisions / played):.2f} matches/s; "
+            f"ratio {decisions / seconds / ceiling_median:.2f} "
             f"(chunks {min(ratios):.2f}-{max(ratios):.2f})",
             flush=True,
         )
@@ -193,7 +195,10 @@ def ordering(args: argparse.Namespace, work: Path, bots: dict[str, str]) -> None
         f"{args.order_matches} matches a ladder; with and without duplicate deals on the same seeds",
         flush=True,
     )
-    print(f"  {'seed':>5}  {'duplicates: first':>17}  {'stays':>5}  {'no duplicates: first':>20}  {'stays':>5}", flush=True)
+    print(
+        f"  {'seed':>5}  {'duplicates: first':>17}  {'stays':>5}  {'no duplicates: first':>20}  {'stays':>5}",
+        flush=True,
+    )
     results: dict[bool, list[tuple[int | None, int | None]]] = {True: [], False: []}
     for seed in range(1, args.order_seeds + 1):
         row = []
@@ -210,7 +215,8 @@ def ordering(args: argparse.Namespace, work: Path, bots: dict[str, str]) -> None
         print(
             f"  {'with' if duplicate else 'without'} duplicates: first reached after "
             f"{statistics.mean(firsts) if firsts else float('nan'):.1f} matches on average "
-            f"(median {statistics.median(firsts) if firsts else float('nan'):.0f}, {len(firsts)}/{len(results[duplicate])} reached); "
+            f"(median {statistics.median(firsts) if firsts else float('nan'):.0f}, "
+            f"{len(firsts)}/{len(results[duplicate])} reached); "
             f"stays from {statistics.mean(stays) if stays else float('nan'):.1f} on average "
             f"(median {statistics.median(stays) if stays else float('nan'):.0f})",
             flush=True,

@@ -101,7 +101,10 @@ def main() -> int:
         for mode in MODES:
             rates.setdefault(mode, []).append(asyncio.run(decisions_per_second(mode, args.games)))
     off, on = (statistics.median(rates[m]) for m in MODES)
-    print(f"\ndecisions/s, 4 random bots, 2 matches at once: unconfined {off:,.0f}, sandboxed {on:,.0f} ({on / off:.2f})")
+    print(
+        "\ndecisions/s, 4 random bots, 2 matches at once: "
+        f"unconfined {off:,.0f}, sandboxed {on:,.0f} ({on / off:.2f})"
+    )
     return 0
 
 

@@ -46,6 +46,7 @@ import time
 import tracemalloc
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import grpc
@@ -191,7 +192,7 @@ def recorded_match(path: Path) -> Recorded:
 async def echo_match(plays: list[grpc.aio.StreamStreamMultiCallable], match: Recorded) -> int:
     """Play ``match``'s messages to the echo bots as the referee would, with nothing else."""
     calls = [play() for play in plays]
-    for call, start in zip(calls, match.starts):
+    for call, start in zip(calls, match.starts, strict=True):  # one bot a seat
         await call.write(start)
     for seat, seq, message in match.decisions:
         call = calls[seat]
@@ -326,7 +327,10 @@ def print_profile(profile: cProfile.Profile, decisions: int, top: int) -> None:
     print(f"  {'tottime %':>9}  {'µs/dec':>6}  {'calls/dec':>9}  function")
     for (file, line, name), (_, calls, tottime, _, _) in rows[:top]:
         where = f"{Path(file).name}:{line}" if line else file
-        print(f"  {100 * tottime / total:>8.1f}%  {tottime / decisions * 1e6:>6.1f}  {calls / decisions:>9.2f}  {name} ({where})")
+        print(
+            f"  {100 * tottime / total:>8.1f}%  {tottime / decisions * 1e6:>6.1f}  {calls / decisions:>9.2f}  "
+            f"{name} ({where})"
+        )
     print(f"  inclusive, of the same total ({total / decisions * 1e6:.0f} µs/dec under the profiler):")
     watched = [
         (key, value)
@@ -335,7 +339,10 @@ def print_profile(profile: cProfile.Profile, decisions: int, top: int) -> None:
     ]
     for (file, line, name), (_, calls, _, cumtime, _) in sorted(watched, key=lambda item: -item[1][3]):
         where = f"{Path(file).name}:{line}"
-        print(f"  {100 * cumtime / total:>8.1f}%  {cumtime / decisions * 1e6:>6.1f}  {calls / decisions:>9.2f}  {name} ({where})")
+        print(
+            f"  {100 * cumtime / total:>8.1f}%  {cumtime / decisions * 1e6:>6.1f}  {calls / decisions:>9.2f}  "
+            f"{name} ({where})"
+        )
 
 
 # --- the run ------------------------------------------------------------------------------------
@@ -377,7 +384,9 @@ async def _bench(args: argparse.Namespace, randoms: Bots, echoes: Bots) -> None:
         flush=True,
     )
     # Games per figure from the rate last seen (a guess at first), a multiple of the slots.
-    guess = {("random", 1): 1, ("random", 4): 2, ("echo", 1): 1.2, ("echo", 4): 2.4, ("ceiling", 1): 1.4, ("ceiling", 4): 3}
+    guess = {
+        ("random", 1): 1, ("random", 4): 2, ("echo", 1): 1.2, ("echo", 4): 2.4, ("ceiling", 1): 1.4, ("ceiling", 4): 3
+    }
     rate = {key: first_rate * factor for key, factor in guess.items()}
 
     def games(bots: str, concurrency: int) -> int:
@@ -389,9 +398,9 @@ async def _bench(args: argparse.Namespace, randoms: Bots, echoes: Bots) -> None:
         for n in (1, 4):
             g_random, g_echo, g_ceiling = games("random", n), games("echo", n), games("ceiling", n)
             row = Row(
-                await measure(randoms, lambda: referee_run(randoms.addresses, g_random, n, record)),
-                await measure(echoes, lambda: referee_run(echoes.addresses, g_echo, n, record)),
-                await measure(echoes, lambda: echo_run(echoes.addresses, matches, g_ceiling, n)),
+                await measure(randoms, partial(referee_run, randoms.addresses, g_random, n, record)),
+                await measure(echoes, partial(referee_run, echoes.addresses, g_echo, n, record)),
+                await measure(echoes, partial(echo_run, echoes.addresses, matches, g_ceiling, n)),
             )
             rate["random", n], rate["echo", n], rate["ceiling", n] = row.random.rate, row.echo.rate, row.ceiling.rate
             rows[n].append(row)
@@ -438,7 +447,10 @@ def print_rates(rows: dict[int, list[Row]]) -> None:
         )
     print()
     print("CPU µs per decision, median of the rounds: this process (referee or bare loop), the four bots")
-    print(f"{'at once':>7}  {'referee+random':>14}  {'referee+echo':>12}  {'bare loop':>9}  {'random bots':>11}  {'echo bots':>9}")
+    print(
+        f"{'at once':>7}  {'referee+random':>14}  {'referee+echo':>12}  {'bare loop':>9}  "
+        f"{'random bots':>11}  {'echo bots':>9}"
+    )
     for n, group in rows.items():
         print(
             f"{n:>7}  {med(r.random.us(r.random.referee_cpu_s) for r in group):>14.0f}  "
@@ -459,7 +471,10 @@ async def print_memory(addresses: list[str], record: bool) -> None:
         rss = await memory_figure(n, addresses, record, trace=False)
         heap = await memory_figure(n, addresses, record, trace=True)
         growth[n] = (rss["peak_kb"] - rss["baseline_kb"], heap["peak_kb"] - heap["baseline_kb"])
-        print(f"{n:>3}  {rss['peak_kb'] / 1024:>7.1f}  {growth[n][0] / 1024:>13.2f}  {growth[n][1] / 1024:>21.2f}", flush=True)
+        print(
+            f"{n:>3}  {rss['peak_kb'] / 1024:>7.1f}  {growth[n][0] / 1024:>13.2f}  {growth[n][1] / 1024:>21.2f}",
+            flush=True,
+        )
     low, high = counts[0], counts[-1]
     print(
         f"slope {low} -> {high} matches: RSS {(growth[high][0] - growth[low][0]) / (high - low):.0f} KB a match, "
