@@ -35,7 +35,7 @@ def play_match(preset: str, seed: int) -> tuple[int, int]:
     turns = 0
     act, apply = state.random_action, state.apply  # bound once
     while state.result is None:
-        if state.kind is TURN:
+        if state.kind == TURN:
             turns += 1
         apply(act(rng))
     rounds = sum(1 for e in state.events if e["type"] == "round_end" and not e.get("void"))

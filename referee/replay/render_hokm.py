@@ -131,13 +131,13 @@ def side_counts(rules: HokmRules, tricks_won: Sequence[int]) -> str:
 def action_text(kind: str, action: Any) -> Text:
     if action is None:
         return Text("-")
-    if kind is PLAY:
+    if kind == PLAY:
         return card_text(action)
-    if kind is TRUMP:
+    if kind == TRUMP:
         return Text(SUITS[action], style=suit_style(action))
-    if kind is DISCARD:
+    if kind == DISCARD:
         return cards_text(action)
-    if kind is DRAW:
+    if kind == DRAW:
         return Text(action)
     return Text("yes" if action else "no")
 
@@ -287,7 +287,7 @@ class _MatchLines:
                     if step.round not in started_trick and not step.before.trick:
                         started_trick.add(step.round)
                         yield from self.jump_hands(step)
-                if self.shown(step.round, 10**6 if step.kind is BAM else step.trick):
+                if self.shown(step.round, 10**6 if step.kind == BAM else step.trick):
                     yield from self.decision(step, state)
             elif kind == "round_end" and self.shown(event.get("round"), 10**6):
                 yield from self.flush()
@@ -328,18 +328,18 @@ class _MatchLines:
         mine = self.seat is None or step.seat == self.seat
         before, kind = step.before, step.kind
         if step.fault is not None:
-            if kind is not PLAY:
+            if kind != PLAY:
                 yield self.fault(step.fault, kind)
-        if kind is PLAY:
+        if kind == PLAY:
             if self.trick is None and not before.trick and not before.history:
                 yield self.tricks_heading()
             self.plays.append(step)
             if len(before.trick) + 1 == self.rules.players:
                 yield from self.flush()
             return
-        if self.seat is not None and mine and kind is BAM:
+        if self.seat is not None and mine and kind == BAM:
             yield Text(f"  s{step.seat} holds ").append_text(hand_text(step.hand))
-        if kind is TRUMP:
+        if kind == TRUMP:
             suit = step.action
             yield Text(f"Trump: s{step.seat} names ").append(
                 f"{SUITS[suit]} ({SUIT_NAMES[suit]})", style=suit_style(suit)
@@ -348,7 +348,7 @@ class _MatchLines:
             if self.rules.players > 2:
                 yield Text("Hands after the rest of the deal:" if self.seat is None else "Its hand after the rest of the deal:")
                 yield from hands_block(after, self.seats(), self.width)
-        elif kind is REDEAL:
+        elif kind == REDEAL:
             if step.action:
                 yield Text(f"s{step.seat} holds no A, K, Q or J and asks for a redeal, showing ").append_text(
                     cards_text(step.hand)
@@ -356,11 +356,11 @@ class _MatchLines:
             else:
                 yield Text(f"s{step.seat} could ask for a redeal and does not")
             yield from self.notes([step])
-        elif kind is BAM:
+        elif kind == BAM:
             yield Text(f"s{step.seat} " + ("calls bam: its side plays on for all 13 tricks" if step.action
                                           else "does not call bam"))
             yield from self.notes([step])
-        elif kind is DISCARD:
+        elif kind == DISCARD:
             if mine:
                 yield Text(f"s{step.seat} discards ").append_text(cards_text(step.action)).append(", keeps: ").append_text(
                     hand_text(after.hands[step.seat])
@@ -368,7 +368,7 @@ class _MatchLines:
                 yield from self.notes([step])
             else:
                 yield Text(f"s{step.seat} discards two cards")
-        elif kind is DRAW:
+        elif kind == DRAW:
             yield from self.draw(step, after)
 
     def draw(self, step: Step, after: HokmState) -> Iterator[RenderableType]:
@@ -389,7 +389,7 @@ class _MatchLines:
                 text.append_text(card_text(second) if seen else Text("a card unseen"))
             yield text
             yield from self.notes([step])
-        if after.kind is PLAY and after.round == step.round:
+        if after.kind == PLAY and after.round == step.round:
             yield Text("Hands after the draws:" if self.seat is None else "Its hand after the draws:")
             yield from hands_block(after, self.seats(), self.width)
 

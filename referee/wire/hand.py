@@ -32,7 +32,7 @@ from waraq.referee.wire import hokm as wire
 from waraq.v1 import bot_pb2 as pb
 
 # Which oneof field of Action carries each Hand decision kind.
-ACTION_FIELD = {TAKE: "take", TURN: "turn"}
+ACTION_FIELD: dict[str, str] = {TAKE: "take", TURN: "turn"}
 
 
 # -- actions -------------------------------------------------------------------------
@@ -67,7 +67,6 @@ def _add_steps(into: Any, steps: Any) -> None:
 
 def message_to_action(kind: str, message: pb.Action) -> Any:
     """A reply's action -> the engine's value; :class:`~waraq.referee.games.hand.engine.ActionError` says what is wrong."""
-    kind = hand.KINDS[hand.KINDS.index(kind)]
     field = message.WhichOneof("action")
     wanted = ACTION_FIELD[kind]
     if field != wanted:

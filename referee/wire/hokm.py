@@ -50,7 +50,7 @@ def clip_note(note: object) -> str:
 
 # Which oneof field of Action carries each decision kind: Hokm's, and Hand's (named here, so that
 # telling the games apart needs no import of Hand; waraq.referee.wire.hand has the same with Hand's constants).
-ACTION_FIELD = {TRUMP: "suit", PLAY: "card", DISCARD: "discard", DRAW: "draw", REDEAL: "answer", BAM: "answer"}
+ACTION_FIELD: dict[str, str] = {TRUMP: "suit", PLAY: "card", DISCARD: "discard", DRAW: "draw", REDEAL: "answer", BAM: "answer"}
 HAND_FIELD = {"TAKE": "take", "TURN": "turn"}
 
 
@@ -64,26 +64,25 @@ def _hand() -> ModuleType:
 def action_to_message(kind: str, action: Any) -> pb.Action:
     if kind in HAND_FIELD:
         return _hand().action_to_message(kind, action)
-    if kind is PLAY:
+    if kind == PLAY:
         return pb.Action(card=CARD_NAMES[action])
-    if kind is TRUMP:
+    if kind == TRUMP:
         return pb.Action(suit=SUITS[action])
-    if kind is DISCARD:
+    if kind == DISCARD:
         return pb.Action(discard=pb.Cards(cards=[CARD_NAMES[c] for c in action]))
-    if kind is DRAW:
+    if kind == DRAW:
         return pb.Action(draw=action)
     return pb.Action(answer=action)
 
 
 def message_to_action(kind: str, message: pb.Action) -> Any:
     """A reply's action -> the engine's value; the game's ``ActionError`` says what is wrong with it."""
-    if kind is PLAY and message.WhichOneof("action") == "card":  # the commonest answer
+    if kind == PLAY and message.WhichOneof("action") == "card":  # the commonest answer
         card = CARD_BY_NAME.get(message.card)
         if card is not None:
             return card
     if kind in HAND_FIELD:
         return _hand().message_to_action(kind, message)
-    kind = hokm.KINDS[hokm.KINDS.index(kind)]  # the engine's constant: compared by identity below
     field = message.WhichOneof("action")
     wanted = ACTION_FIELD[kind]
     if field != wanted:
@@ -91,7 +90,7 @@ def message_to_action(kind: str, message: pb.Action) -> Any:
         raise ActionError(f"a {kind} decision needs Action.{wanted}, the reply set {got}")
     value = getattr(message, field)
     # The message's fields spell actions as the record does: one parser for both.
-    return hokm.action_from_json(kind, list(value.cards) if kind is DISCARD else value)
+    return hokm.action_from_json(kind, list(value.cards) if kind == DISCARD else value)
 
 
 def _fill_view(m: pb.HokmView, view: HokmView) -> None:
@@ -183,7 +182,7 @@ def decision_request(
         return request
     kind = view.kind
     fill_header(request, seq, view, match_id=match_id, deadline_ms=deadline_ms, bank_ms=bank_ms)
-    if kind is PLAY:  # the commonest question: its legal actions are cards
+    if kind == PLAY:  # the commonest question: its legal actions are cards
         add = request.legal.add
         for card in view.legal:
             add(card=CARD_NAMES[card])
@@ -246,7 +245,7 @@ def message_to_view(request: pb.DecisionRequest) -> Any:
         return _hand().message_to_view(request)
     m = request.hokm
     kind = kind_of(request)
-    if kind is PLAY:  # the commonest question: its legal actions are cards
+    if kind == PLAY:  # the commonest question: its legal actions are cards
         legal: tuple[Any, ...] = _cards([a.card for a in request.legal])
     else:
         legal = tuple(message_to_action(kind, a) for a in request.legal)

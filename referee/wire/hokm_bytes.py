@@ -170,13 +170,13 @@ def decision_message(seq: int, view: Any, *, match_id: str, deadline_ms: float, 
 
 
 def _legal(kind: str, legal: tuple[Any, ...]) -> bytes:
-    if kind is PLAY:
+    if kind == PLAY:
         return b"".join([_LEGAL_CARD[c] for c in legal])
-    if kind is TRUMP:
+    if kind == TRUMP:
         return b"".join([_LEGAL_SUIT[s] for s in legal])
-    if kind is DISCARD:
+    if kind == DISCARD:
         return b"".join([_field(3, _field(3, b"".join([_field(1, _NAMES[c]) for c in pair]))) for pair in legal])
-    if kind is DRAW:
+    if kind == DRAW:
         return b"".join([_LEGAL_DRAW[choice] for choice in legal])
     return b"".join([_LEGAL_ANSWER[answer] for answer in legal])  # REDEAL, BAM
 

@@ -37,7 +37,7 @@ TWO = rules(players=2, rounds=1)
 def heuristic_turn(state, seed: int = 0):
     """The heuristic's turn for the seat to act, applied (checked) to ``state``."""
     view = state.view(state.to_act)
-    assert view.kind is TURN
+    assert view.kind == TURN
     action = HandHeuristicPlayer(seed)(view)
     state.apply(action)
     return action

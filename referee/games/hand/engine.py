@@ -111,6 +111,7 @@ import random
 from bisect import insort
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from waraq.referee.games import replaying
@@ -147,9 +148,21 @@ from waraq.referee.games.state import LoggedState, decision_event
 
 GAME = "hand"
 
-# Decision kinds are plain strings, compared by identity inside the engine (as Hokm's).
-Kind = str
-TAKE, TURN = KINDS = ("TAKE", "TURN")
+
+class HandKind(StrEnum):
+    """The decisions a Hand match asks for, spelled in records and messages by their values.
+
+    As Hokm's kinds (:class:`~waraq.referee.games.hokm.engine.HokmKind`): a ``str``
+    subclass compared with ``==``, so a kind parsed from a record or a request
+    selects the same code as the member.
+    """
+
+    TAKE = "TAKE"
+    TURN = "TURN"
+
+
+TAKE, TURN = HandKind.TAKE, HandKind.TURN  # the members by their short names, as call sites read them
+KINDS = tuple(HandKind)
 STOCK, DISCARD_PILE = TAKES = ("stock", "discard")  # TAKE's actions
 
 OUT_POINTS = -30  # the seat that goes out
@@ -159,7 +172,7 @@ MAX_VOIDS = 20  # void deals in a row before the match is aborted
 CARDS = len(CARD_NAMES)
 
 __all__ = [
-    "GAME", "KINDS", "TAKE", "TURN", "STOCK", "DISCARD_PILE", "Turn", "Meld", "Add", "Swap", "Step",
+    "GAME", "HandKind", "KINDS", "TAKE", "TURN", "STOCK", "DISCARD_PILE", "Turn", "Meld", "Add", "Swap", "Step",
     "TableMeld", "HandState", "HandView", "Result", "IllegalAction", "ActionError", "ReplayError",
     "SeededHandDealer", "FixedHandDealer", "new_match", "deal_order", "stack_deck", "action_to_json",
     "action_from_json", "iter_replay", "replay", "dealer_from_events",
@@ -286,7 +299,7 @@ class HandView:
     seat: int
     round: int
     first: int  # the round's first player
-    kind: Kind | None  # the pending decision, whoever makes it; None when over
+    kind: HandKind | None  # the pending decision, whoever makes it; None when over
     to_act: int | None
     legal: tuple[Any, ...]  # TAKE: ("stock", "discard") for the seat to act; else empty
     hand: tuple[int, ...]  # sorted
@@ -407,7 +420,7 @@ class HandState(LoggedState):
         self._log: list[Any] = []
         self._spelled: list[dict[str, Any]] = []
         self.voids = 0
-        self.kind: Kind | None = None
+        self.kind: HandKind | None = None
         self.to_act: int | None = None
         self.first_of_match = dealer.first(self.players)
         self.round = 1
@@ -418,14 +431,14 @@ class HandState(LoggedState):
     def legal_actions(self) -> tuple[Any, ...]:
         """TAKE: both answers (TAKE is asked only when both are legal). TURN: empty, as the
         turn is checked as a whole (see :meth:`apply`); empty when the match is over."""
-        return TAKES if self.kind is TAKE else ()
+        return TAKES if self.kind == TAKE else ()
 
     def uses(self) -> tuple[tuple[Step, ...], ...]:
         """In a TURN after taking the discard: the ways to lay it (step tuples)."""
         uses = self._uses
         if uses is None:
             took = self.took
-            if self.kind is not TURN or took is None:
+            if self.kind != TURN or took is None:
                 uses = ()
             else:
                 seat = self.to_act
@@ -439,14 +452,14 @@ class HandState(LoggedState):
         and leave the state as it was."""
         kind = self.kind
         seat = self.to_act
-        if kind is TURN:
+        if kind == TURN:
             if type(action) is not Turn:
                 raise IllegalAction(
                     f"seat {seat} answered TURN with {action!r}: expected a Turn(steps, discard)"
                 )
             self._commit(seat, action, self._play(seat, action, True))
             return
-        if kind is TAKE:
+        if kind == TAKE:
             if type(action) is str and action in TAKES:
                 self.push(action)
                 return
@@ -457,7 +470,7 @@ class HandState(LoggedState):
         """Take a legal ``action`` without checking it (the trusted door)."""
         kind = self.kind
         seat = self.to_act
-        if kind is TURN:
+        if kind == TURN:
             self._commit(seat, action, self._play(seat, action, False))
             return
         if kind is None:
@@ -489,7 +502,7 @@ class HandState(LoggedState):
     def view(self, seat: int) -> HandView:
         """What ``seat`` may know now: its own cards and what is public, nothing else."""
         kind = self.kind
-        own_turn = seat == self.to_act and kind is TURN
+        own_turn = seat == self.to_act and kind == TURN
         took = self.took if own_turn else None
         return HandView(
             rules=self.rules,
@@ -498,7 +511,7 @@ class HandState(LoggedState):
             first=self.first,
             kind=kind,
             to_act=self.to_act,
-            legal=TAKES if kind is TAKE and seat == self.to_act else (),
+            legal=TAKES if kind == TAKE and seat == self.to_act else (),
             hand=tuple(self.hands[seat]),
             hand_sizes=tuple(len(h) for h in self.hands),
             opened=tuple(self.opened),
@@ -522,9 +535,9 @@ class HandState(LoggedState):
         card: enough for random-vs-random rounds to end.
         """
         kind = self.kind
-        if kind is TAKE:
+        if kind == TAKE:
             return rng.choice(TAKES)
-        if kind is not TURN:
+        if kind != TURN:
             raise IllegalAction("the match is over; no decision is pending")
         return _RandomTurn(self, rng).build()
 
@@ -990,14 +1003,14 @@ def step_to_json(step: Step) -> dict[str, Any]:
     return {"swap": step.meld, "card": CARD_NAMES[step.card]}  # type: ignore[union-attr]
 
 
-def action_to_json(kind: Kind, action: Any) -> Any:
+def action_to_json(kind: str, action: Any) -> Any:
     """An action as a record and the protocol spell it (see the module docstring)."""
-    if kind is TAKE or kind == TAKE:
+    if kind == TAKE:
         return action
     return {"steps": [step_to_json(s) for s in action.steps], "discard": CARD_NAMES[action.discard]}
 
 
-def action_from_json(kind: Kind | str, value: Any) -> Any:
+def action_from_json(kind: str, value: Any) -> Any:
     """The record's spelling of an action of ``kind`` -> the engine's value.
 
     Raises :class:`ActionError` quoting the value when it spells no action of

@@ -35,6 +35,7 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from itertools import combinations
 from random import Random
 from typing import Any, NamedTuple
@@ -49,10 +50,29 @@ from waraq.referee.games.state import LoggedState, decision_event
 GAME = "hokm"
 
 
-# Decision kinds are plain strings, compared by identity inside the engine: an
-# Enum's attribute access costs more than a whole legality check here.
-Kind = str
-TRUMP, PLAY, DISCARD, DRAW, REDEAL, BAM = KINDS = ("TRUMP", "PLAY", "DISCARD", "DRAW", "REDEAL", "BAM")
+class HokmKind(StrEnum):
+    """The decisions a Hokm match asks for, spelled in records and messages by their values.
+
+    A ``str`` subclass, so a kind that arrives as a plain string (a record line
+    through ``json.loads``, a request's ``kind`` field) compares and hashes
+    equal to its member: every comparison is ``==``, never ``is``, which
+    such a string would fail silently. ``==`` costs no more than ``is`` did
+    within bench/engine.py's noise: str's equality tests identity first.
+    """
+
+    TRUMP = "TRUMP"
+    PLAY = "PLAY"
+    DISCARD = "DISCARD"
+    DRAW = "DRAW"
+    REDEAL = "REDEAL"
+    BAM = "BAM"
+
+
+# The members by their short names, as call sites read them.
+TRUMP, PLAY, DISCARD, DRAW, REDEAL, BAM = (
+    HokmKind.TRUMP, HokmKind.PLAY, HokmKind.DISCARD, HokmKind.DRAW, HokmKind.REDEAL, HokmKind.BAM
+)
+KINDS = tuple(HokmKind)
 KEEP, PASS = "keep", "pass"
 
 _SUITS = (0, 1, 2, 3)
@@ -121,7 +141,7 @@ class HokmView(NamedTuple):
     round: int
     hakem: int
     trump: int | None
-    kind: Kind | None  # the pending decision, whoever makes it; None when over
+    kind: HokmKind | None  # the pending decision, whoever makes it; None when over
     to_act: int | None
     legal: tuple[Any, ...]  # this seat's legal actions; empty when not its turn
     hand: tuple[int, ...]
@@ -150,7 +170,7 @@ class HokmView(NamedTuple):
                 seen.add(step.second)
         if self.offered is not None:
             seen.add(self.offered)
-        if self.kind is DISCARD or self.kind is PLAY:
+        if self.kind == DISCARD or self.kind == PLAY:
             for action in self.legal:
                 seen.update(action if isinstance(action, tuple) else (action,))
         return seen
@@ -268,7 +288,7 @@ class HokmState(LoggedState):
         self._spelled: list[dict[str, Any]] = []
         self.bam_team: int | None = None
         self.trump: int | None = None
-        self.kind: Kind | None = None
+        self.kind: HokmKind | None = None
         self.to_act: int | None = None
         self._legal: tuple[Any, ...] | None = None
         turned = dealer.ace_draw(rules.deck)
@@ -285,7 +305,7 @@ class HokmState(LoggedState):
         legal = self._legal
         if legal is None:
             kind = self.kind
-            if kind is PLAY:  # the commonest question: inline
+            if kind == PLAY:  # the commonest question: inline
                 hand = self.hands[self.to_act]
                 trick = self.trick
                 if not trick:
@@ -295,7 +315,7 @@ class HokmState(LoggedState):
                     lo = bisect_left(hand, led)
                     hi = bisect_left(hand, led + 13, lo)
                     legal = tuple(hand[lo:hi]) if lo < hi else self._void_legal(hand)
-            elif kind is DISCARD:
+            elif kind == DISCARD:
                 legal = tuple(combinations(self.hands[self.to_act], DISCARDS))
             else:
                 legal = _FIXED_LEGAL[kind]
@@ -312,7 +332,7 @@ class HokmState(LoggedState):
 
     def apply(self, action: Any) -> None:
         """Take ``action`` for the seat to act, or raise :class:`IllegalAction` saying why."""
-        if self.kind is DISCARD:
+        if self.kind == DISCARD:
             self._apply_discard(action)
             return
         legal = self._legal
@@ -320,7 +340,7 @@ class HokmState(LoggedState):
             legal = self.legal_actions()
         # `in` alone would take True for the card 1 or 0 for False: types must match too.
         if action in legal and type(action) is type(legal[0]):
-            if self.kind is PLAY:  # push's hot path, inlined: a call is a tenth of a play's cost
+            if self.kind == PLAY:  # push's hot path, inlined: a call is a tenth of a play's cost
                 seat = self.to_act
                 self._legal = None
                 self._log.append((self.round, seat, PLAY, action))
@@ -352,7 +372,7 @@ class HokmState(LoggedState):
         kind = self.kind
         seat = self.to_act
         self._legal = None
-        if kind is PLAY:  # the hot path: most decisions are plays
+        if kind == PLAY:  # the hot path: most decisions are plays
             self._log.append((self.round, seat, PLAY, action))
             self.hands[seat].remove(action)
             trick = self.trick
@@ -365,7 +385,7 @@ class HokmState(LoggedState):
         if kind is None:
             raise IllegalAction("the match is over; no decision is pending")
         self._log.append((self.round, seat, kind, action))
-        if kind is DRAW:  # 2 players draw 20 times a round: inline too
+        if kind == DRAW:  # 2 players draw 20 times a round: inline too
             deck, pos = self.deck, self.stock
             insort(self.hands[seat], deck[pos] if action == KEEP else deck[pos + 1])
             self.draw_choices.append(action)
@@ -375,17 +395,17 @@ class HokmState(LoggedState):
             else:
                 self.to_act = 1 - seat
             return
-        if kind is TRUMP:
+        if kind == TRUMP:
             self.trump = action
             self._after_trump()
-        elif kind is REDEAL:
+        elif kind == REDEAL:
             if action:
                 self.shown.append((seat, tuple(self.hands[seat])))
                 self.redeals += 1
                 self._deal_first_packets()
             else:
                 self.kind = TRUMP
-        elif kind is DISCARD:
+        elif kind == DISCARD:
             self._discard(seat, action)
         else:  # BAM
             if action:
@@ -412,7 +432,7 @@ class HokmState(LoggedState):
         kind = self.kind
         acting = seat == self.to_act and kind is not None
         offered = None
-        if acting and kind is DRAW:
+        if acting and kind == DRAW:
             offered = self.deck[self.stock]
         # Positional, in field order: keywords cost a named tuple a third of its build.
         return _new_view(
@@ -662,13 +682,13 @@ class HokmState(LoggedState):
         kind, seat = self.kind, self.to_act
         if kind is None:
             return f"the match is over; no decision is pending (got {action!r})"
-        if kind is PLAY:
+        if kind == PLAY:
             return self._why_illegal_play(seat, action)
-        if kind is TRUMP:
+        if kind == TRUMP:
             return f"seat {seat} named trump {action!r}: expected a suit index 0-3 ({', '.join(SUITS)})"
-        if kind is DISCARD:
+        if kind == DISCARD:
             return self._why_illegal_discard(seat, action)
-        if kind is DRAW:
+        if kind == DRAW:
             return f"seat {seat} answered DRAW with {action!r}: expected 'keep' or 'pass'"
         return f"seat {seat} answered {kind} with {action!r}: expected true or false"
 
@@ -766,18 +786,18 @@ def stack_deck(
     return [next(packets[seat]) if seat is not None else next(rest) for seat in order]
 
 
-def action_to_json(kind: Kind, action: Any) -> Any:
+def action_to_json(kind: str, action: Any) -> Any:
     """An action as a record and the protocol spell it (docs/records.md, actions by kind)."""
-    if kind is PLAY:
+    if kind == PLAY:
         return CARD_NAMES[action]
-    if kind is TRUMP:
+    if kind == TRUMP:
         return SUITS[action]
-    if kind is DISCARD:
+    if kind == DISCARD:
         return [CARD_NAMES[c] for c in action]
     return action  # DRAW's "keep"/"pass", REDEAL's and BAM's bools
 
 
-def action_from_json(kind: Kind | str, value: Any) -> Any:
+def action_from_json(kind: str, value: Any) -> Any:
     """The record's spelling of an action of ``kind`` -> the engine's value.
 
     Raises :class:`ActionError` quoting the value when it spells no action of
@@ -785,22 +805,21 @@ def action_from_json(kind: Kind | str, value: Any) -> Any:
     """
     if kind not in KINDS:
         raise ActionError(f"{kind!r} is not a decision kind: expected one of {', '.join(KINDS)}")
-    kind = KINDS[KINDS.index(kind)]  # the engine's own string, so `is` comparisons hold
     try:
-        if kind is PLAY:
+        if kind == PLAY:
             return parse_card(value)
-        if kind is TRUMP:
+        if kind == TRUMP:
             return parse_suit(value)
     except CardError as error:
         raise ActionError(f"{kind}: {error}") from None
-    if kind is DISCARD:
+    if kind == DISCARD:
         if not isinstance(value, list) or len(value) != DISCARDS:
             raise ActionError(f"DISCARD: {value!r} is not a list of two cards")
         try:
             return tuple(sorted(parse_card(v) for v in value))
         except CardError as error:
             raise ActionError(f"DISCARD: {error}") from None
-    if kind is DRAW:
+    if kind == DRAW:
         if isinstance(value, str) and value in _DRAWS:
             return _DRAWS[_DRAWS.index(value)]  # the engine's own constant
         raise ActionError(f"DRAW: {value!r} is neither 'keep' nor 'pass'")
