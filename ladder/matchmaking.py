@@ -77,7 +77,11 @@ def partner_pairs(seating: Seating, players: int | Layout) -> list[tuple[int, in
     """The partnerships of a seating with teams (seats 0+2 and 1+3), as sorted pairs."""
     if not layout(players).teams:
         return []
-    return [tuple(sorted((seating[0], seating[2]))), tuple(sorted((seating[1], seating[3])))]  # type: ignore[list-item]
+    return [_sorted_pair(seating[0], seating[2]), _sorted_pair(seating[1], seating[3])]
+
+
+def _sorted_pair(a: int, b: int) -> tuple[int, int]:
+    return (a, b) if a <= b else (b, a)
 
 
 def rotations(seating: Seating, players: int | Layout, duplicate: bool) -> list[Seating]:
@@ -116,22 +120,18 @@ def candidates(
             f"it has {len(bots)}"
         )
     if lay.teams and partners == "self":
-        total = len(bots) * (len(bots) - 1)
-        draw = lambda: _self_seating(rng.sample(bots, 2))
-        every = lambda: (_self_seating(pair) for pair in itertools.permutations(bots, 2))
+        if len(bots) * (len(bots) - 1) > limit:
+            return [_self_seating(rng.sample(bots, 2)) for _ in range(limit)]
+        out = [_self_seating(pair) for pair in itertools.permutations(bots, 2)]
     elif lay.teams and len(bots) < 4:
-        every = lambda: _few_bots_seatings(bots)
-        total = sum(1 for _ in every())
-        draw = None
+        # Few enough to take them all, however small ``limit`` is.
+        out = list(_few_bots_seatings(bots))
     else:
-        total = math.perm(len(bots), players)
-        draw = lambda: tuple(rng.sample(bots, players))
-        every = lambda: itertools.permutations(bots, players)
-    if total <= limit or draw is None:
-        out = list(every())
-        rng.shuffle(out)
-        return out
-    return [draw() for _ in range(limit)]
+        if math.perm(len(bots), players) > limit:
+            return [tuple(rng.sample(bots, players)) for _ in range(limit)]
+        out = list(itertools.permutations(bots, players))
+    rng.shuffle(out)
+    return out
 
 
 def _self_seating(pair: Sequence[int]) -> Seating:
