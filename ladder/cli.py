@@ -1,7 +1,9 @@
 """``waraq ladder``: parses options, calls the ladder's library functions, prints.
 
-    waraq ladder init DIR [--game hokm|hand] [--rules PRESET|FILE] [--seed S] [--no-duplicates] [--partners mixed|self]
-    waraq ladder add NAME SPEC [--no-check] [--same-entry]     (SPEC: random, heuristic, a command with {port}, host:port)
+    waraq ladder init DIR [--game hokm|hand] [--rules PRESET|FILE] [--seed S] [--no-duplicates]
+                          [--partners mixed|self]
+    waraq ladder add NAME SPEC [--no-check] [--same-entry]
+                          (SPEC: random, heuristic, a command with {port}, host:port)
     waraq ladder remove NAME
     waraq ladder run [--matches N | --more N | --until-stable] [--concurrency K] [--confidence P] [--cap N]
     waraq ladder show [--pairs] [--all]
@@ -47,7 +49,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "ladder",
         help="a TrueSkill ladder of bots: init, add, run, show, export",
-        description="A TrueSkill ladder: a folder with ladder.toml (what is played), ladder.sqlite (results, ratings) and records/.",
+        description=(
+            "A TrueSkill ladder: a folder with ladder.toml (what is played), ladder.sqlite (results, ratings) "
+            "and records/."
+        ),
     )
     commands = parser.add_subparsers(dest="ladder_command", required=True)
     where = argparse.ArgumentParser(add_help=False)
@@ -69,7 +74,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add = commands.add_parser("add", parents=[where], help="add a bot, or a new version of one")
     add.add_argument("name", metavar="NAME")
     add.add_argument("spec", metavar="SPEC", help="random, heuristic, a command with {port}, or host:port")
-    add.add_argument("--no-check", action="store_true", help="do not start it now (its identity is read at the first run)")
+    add.add_argument(
+        "--no-check", action="store_true", help="do not start it now (its identity is read at the first run)"
+    )
     add.add_argument("--same-entry", action="store_true", help="a new version keeps the rating of the old one")
 
     remove = commands.add_parser("remove", parents=[where], help="take a bot out (its results stay)")
@@ -203,7 +210,8 @@ def _halted(args: argparse.Namespace, ladder: folder.Ladder, error: RecordError 
     if isinstance(error, RecordError):
         what, full = str(error), error.disk_full
     else:
-        what, full = store_problem(ladder.store.path, error), getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+        what = store_problem(ladder.store.path, error)
+        full = getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
     try:
         counts = ladder.store.count_by_status()
         stored = counts["rated"] + counts["unrated"] + counts["done"]

@@ -167,8 +167,12 @@ def add(ladder: Ladder, name: str, spec: str, *, check: bool = True, same_entry:
             store.log(entry_id, "added again")
             message = f"{name} is back: {back.name}, the same version, keeps its rating"
         elif current is None:
-            entry_id = store.add_entry(name, store.free_name(name), spec, found.as_tuple() if found else (None, None, None))
-            message = f"added {name}" + (f": {found}" if found else " (not started: its identity is read at its first run)")
+            entry_id = store.add_entry(
+                name, store.free_name(name), spec, found.as_tuple() if found else (None, None, None)
+            )
+            message = f"added {name}" + (
+                f": {found}" if found else " (not started: its identity is read at its first run)"
+            )
         elif found is None or _identity(current) in ((None, None, None), found.as_tuple()) or same_entry:
             entry_id = current.id
             store.set_identity(entry_id, spec, found.as_tuple() if found else _identity(current))

@@ -77,7 +77,9 @@ class Events:
 # --- results -----------------------------------------------------------------------------------
 
 
-def record(store: Store, config: LadderConfig, env: trueskill.TrueSkill, outcome: Outcome, seats: Sequence[int]) -> Events:
+def record(
+    store: Store, config: LadderConfig, env: trueskill.TrueSkill, outcome: Outcome, seats: Sequence[int]
+) -> Events:
     """Store a played match's result and rate every match it unblocks: one transaction."""
     with store.transaction():
         store.save_outcome(outcome, seats)
@@ -115,7 +117,10 @@ def _process(store: Store, config: LadderConfig, env: trueskill.TrueSkill, match
         count = store.crash_matches(bot, match_id)
         if entry.status == ACTIVE and count >= config.faults.suspend_after:
             last = next(f for f in played.faults if f.kind in CRASHES and played.seats[f.seat] == bot)
-            reason = f"{count} matches with a crash or start-up fault; the last, match {match_id}: {last.kind}: {last.detail}"
+            reason = (
+                f"{count} matches with a crash or start-up fault; "
+                f"the last, match {match_id}: {last.kind}: {last.detail}"
+            )
             suspend(store, entry, reason, at=match_id, events=events)
 
 
@@ -178,7 +183,9 @@ def ratings_at(store: Store, env: trueskill.TrueSkill, bots: Sequence[int], boun
     return {bot: rt.Rating(*known[bot]) if bot in known else rt.prior(env) for bot in bots}
 
 
-def plan_next(store: Store, config: LadderConfig, env: trueskill.TrueSkill, target: Target) -> list[Planned] | str | Finished:
+def plan_next(
+    store: Store, config: LadderConfig, env: trueskill.TrueSkill, target: Target
+) -> list[Planned] | str | Finished:
     """The next batch, planned and stored (one transaction); or WAIT; or Finished and why."""
     next_id, batch, deal = store.next_ids()
     previous = store.batch_bounds(batch - 1) if batch else None
@@ -200,8 +207,14 @@ def plan_next(store: Store, config: LadderConfig, env: trueskill.TrueSkill, targ
 
 def _stop(store: Store, env: trueskill.TrueSkill, target: Target, boundary: int, count: int) -> Finished | None:
     bots = bots_at(store, boundary)
-    if target.until_stable and len(bots) >= 2 and rt.is_ordered(ratings_at(store, env, bots, boundary), target.confidence):
-        return Finished("stable", f"every two neighbours of the table are ordered at >= {target.confidence:.0%} confidence")
+    if (
+        target.until_stable
+        and len(bots) >= 2
+        and rt.is_ordered(ratings_at(store, env, bots, boundary), target.confidence)
+    ):
+        return Finished(
+            "stable", f"every two neighbours of the table are ordered at >= {target.confidence:.0%} confidence"
+        )
     if count >= target.matches:
         if target.until_stable:
             return Finished("cap", f"the cap of {target.matches} matches came first")
@@ -232,7 +245,7 @@ def _plan(
     except ValueError as error:  # too few bots
         return Finished("bots", str(error))
     suffix = ".jsonl.gz" if config.run.gzip else ".jsonl"
-    planned = []
+    planned: list[Planned] = []
     for number, seatings in enumerate(deals, start=deal):
         for position, seats in enumerate(seatings):
             match_id = next_id + len(planned)

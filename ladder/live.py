@@ -50,7 +50,9 @@ class LiveView:
         left = max(0, total - done)
         eta = f", about {duration(left / rate)} left" if rate > 0 and left and not state.target.until_stable else ""
         goal = (
-            f"until ordered at {state.target.confidence:.0%} (cap {total})" if state.target.until_stable else f"of {total}"
+            f"until ordered at {state.target.confidence:.0%} (cap {total})"
+            if state.target.until_stable
+            else f"of {total}"
         )
         head = Table.grid(padding=(0, 1))
         head.add_row(
@@ -65,7 +67,9 @@ class LiveView:
             line = Text("starting the bots…")
         if state.stopping:
             line.append(
-                " · stopping: the matches in flight finish (Ctrl-C again drops them)" if state.stopping == 1 else " · stopping now",
+                " · stopping: the matches in flight finish (Ctrl-C again drops them)"
+                if state.stopping == 1
+                else " · stopping now",
                 style="yellow",
             )
         parts: list[RenderableType] = [head, line, board.StandingsTable(self.rows(), limit=self.top)]

@@ -56,7 +56,9 @@ def port(text: str) -> int:
     low, high = PORTS
     value = _integer(text, "a port", f"an integer from {low} to {high}")
     if not low <= value <= high:
-        raise argparse.ArgumentTypeError(f"{value} is not a port: expected an integer from {low} to {high} (0: any free port)")
+        raise argparse.ArgumentTypeError(
+            f"{value} is not a port: expected an integer from {low} to {high} (0: any free port)"
+        )
     return value
 
 

@@ -85,7 +85,10 @@ def doctor(console: Console) -> int:
         ("memory limit", memory),
         ("CPU, processes, file size", "rlimits set inside the sandbox"),
         ("{port} bots", by_port),
-        ("--sandbox auto", "launched bots run sandboxed" if support.usable else "launched bots run UNCONFINED, with a warning"),
+        (
+            "--sandbox auto",
+            "launched bots run sandboxed" if support.usable else "launched bots run UNCONFINED, with a warning",
+        ),
     ]
     console.print("Confining launched bots (referee/launch/sandbox.py, docs/security.md)", highlight=False)
     for what, found in rows:

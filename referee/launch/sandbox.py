@@ -378,7 +378,8 @@ def _environment(home: str) -> dict[str, str]:
 
 def _view(argv: list[str], cwd: str | None, config: Config) -> list[str]:
     """bwrap's mount options: the system and the bot's paths read-only, the hidden paths covered."""
-    options = ["--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--size", str(config.limits.scratch_mb * MIB), "--tmpfs", SCRATCH]
+    options = ["--dev", "/dev", "--proc", "/proc"]
+    options += ["--perms", "1777", "--size", str(config.limits.scratch_mb * MIB), "--tmpfs", SCRATCH]
     for top in MERGED_DIRS:
         path = Path(top)
         if path.is_symlink():
@@ -410,7 +411,10 @@ def _cover(hidden: list[Path], roots: list[Path]) -> list[str]:
     options: list[str] = []
     for secret in hidden:
         if any(_within(secret, root) for root in roots):
-            options += ["--perms", "0000", "--tmpfs", str(secret)] if secret.is_dir() else ["--ro-bind", "/dev/null", str(secret)]
+            if secret.is_dir():
+                options += ["--perms", "0000", "--tmpfs", str(secret)]
+            else:
+                options += ["--ro-bind", "/dev/null", str(secret)]
     return options
 
 
