@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-
 settings.register_profile(
     "ci",
     max_examples=100,
@@ -43,7 +42,8 @@ pytest.register_assert_rewrite("tests.support")
 
 # -- the compiled test bot ---------------------------------------------------------
 
-GOBOT = Path(__file__).resolve().parent / "bots" / "gobot"  # not from tests.support: importing it here would stop its assert rewriting
+# Not from tests.support: importing it here would stop its assert rewriting.
+GOBOT = Path(__file__).resolve().parent / "bots" / "gobot"
 GOBOT_SOURCES = (GOBOT / "main.go", GOBOT / "build.sh", GOBOT.parents[2] / "protocol" / "waraq" / "v1" / "bot.proto")
 
 

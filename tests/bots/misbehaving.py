@@ -163,7 +163,8 @@ async def serve(args: argparse.Namespace) -> None:
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     server.add_insecure_port(f"127.0.0.1:{args.port}")
     await server.start()
-    status = health_pb2.HealthCheckResponse.NOT_SERVING if args.mode == "never_healthy" else health_pb2.HealthCheckResponse.SERVING
+    never = args.mode == "never_healthy"
+    status = health_pb2.HealthCheckResponse.NOT_SERVING if never else health_pb2.HealthCheckResponse.SERVING
     for service in ("", pb.DESCRIPTOR.services_by_name["Bot"].full_name):
         await health_servicer.set(service, status)
     print(f"misbehaving bot ({args.mode}) on port {args.port}", flush=True)

@@ -80,4 +80,5 @@ class RecordingBot(bot_pb2_grpc.BotServicer):
                 request = message.decision
                 kind = wire.kind_of(request)
                 action = player(wire.message_to_view(request))
-                yield pb.BotMessage(reply=pb.DecisionReply(seq=request.seq, action=wire.action_to_message(kind, action)))
+                reply = pb.DecisionReply(seq=request.seq, action=wire.action_to_message(kind, action))
+                yield pb.BotMessage(reply=reply)

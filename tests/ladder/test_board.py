@@ -61,7 +61,8 @@ def test_the_table_counts_matches_wins_and_faults_and_ranks_by_mu_minus_3_sigma(
     assert [r.conservative for r in rows] == sorted((r.conservative for r in rows), reverse=True)
     assert [r.rank for r in rows] == [1, 2, 3] and rows[-1].p_above_next is None
     top, second = rows[0], rows[1]
-    assert top.p_above_next == pytest.approx(rt.p_above(rt.Rating(top.mu, top.sigma), rt.Rating(second.mu, second.sigma)))
+    expected = rt.p_above(rt.Rating(top.mu, top.sigma), rt.Rating(second.mu, second.sigma))
+    assert top.p_above_next == pytest.approx(expected)
     assert rows[-1].bot == "B"
 
 

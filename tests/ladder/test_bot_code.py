@@ -58,7 +58,8 @@ def test_a_program_found_on_the_path_is_its_own_code(files):
 
 
 def test_a_built_in_bot_is_its_modules_and_an_address_has_none():
-    assert {p.name for p in code_files(BotSpec.parse("heuristic"))} >= {"server.py", "hokm_heuristic.py", "hand_heuristic.py"}
+    modules = {p.name for p in code_files(BotSpec.parse("heuristic"))}
+    assert modules >= {"server.py", "hokm_heuristic.py", "hand_heuristic.py"}
     assert code_files(BotSpec.parse("127.0.0.1:50051")) == []
 
 

@@ -213,7 +213,9 @@ def test_hand_rules_are_checked_by_the_hand_rules_type(tmp_path, text, message):
 
 def waraq(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": "120", "NO_COLOR": "1"}
-    return subprocess.run([PYTHON, "-m", "waraq.referee.cli.main", *args], capture_output=True, text=True, timeout=timeout, env=env)
+    return subprocess.run(
+        [PYTHON, "-m", "waraq.referee.cli.main", *args], capture_output=True, text=True, timeout=timeout, env=env
+    )
 
 
 def test_ladder_init_game_hand_takes_the_hand_presets(tmp_path):
@@ -268,7 +270,7 @@ def three_player(tmp_path_factory) -> Path:
 def test_every_match_of_a_hand_ladder_is_rated_and_its_record_complete(three_player):
     matches = rows(three_player, "SELECT id, status, reason, record, winners, score FROM matches ORDER BY id")
     assert len(matches) == 6
-    for _, status, reason, record, winners, score in matches:
+    for _, status, reason, record, _winners, _score in matches:
         assert (status, reason) == ("rated", "score")
         events = read_record(three_player / record).events
         assert events[0]["game"] == "hand" and events[0]["rules"]["players"] == 3
@@ -301,7 +303,8 @@ def test_a_duplicate_deal_deals_the_same_decks_with_the_bots_moved_on(three_play
         assert len({g[0]["seed"] for g in games}) == 1
     # Two deals, two different seeds: different decks.
     first_decks = [
-        next(e["deck"] for e in read_record(three_player / r.split()[0]).events if e["type"] == "deal") for _, r in deals
+        next(e["deck"] for e in read_record(three_player / r.split()[0]).events if e["type"] == "deal")
+        for _, r in deals
     ]
     assert first_decks[0] != first_decks[1]
 

@@ -45,7 +45,8 @@ def fake_outcome(match: Planned) -> Outcome:
     if CRASHER in match.seats and match.id % 2:
         seat = match.seats.index(CRASHER)
         fault = FaultRow(seat, "CRASH", "the stream broke", 1)
-        return Outcome(match.id, "forfeit", tuple(s for s in range(4) if s % 2 != seat % 2), (0, 0), (seat,), (fault,), 9, 0.1)
+        other_side = tuple(s for s in range(4) if s % 2 != seat % 2)
+        return Outcome(match.id, "forfeit", other_side, (0, 0), (seat,), (fault,), 9, 0.1)
     return Outcome(match.id, "score", (side, side + 2), (1, 0) if side == 0 else (0, 1), (), (), 50, 0.1)
 
 

@@ -1,4 +1,5 @@
-"""Matchmaking: deterministic, balanced over seats and partners, duplicate seatings, uncertain and close matches first."""
+"""Matchmaking: deterministic, balanced over seats and partners, duplicate seatings,
+uncertain and close matches first."""
 
 from __future__ import annotations
 

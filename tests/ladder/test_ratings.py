@@ -81,7 +81,7 @@ def test_rating_returns_new_values_and_leaves_the_old_ones_alone():
     new = rt.rate(LADDER, before, seats=(A, B), players=2, side_ranks=[0, 1])
     assert before == copy and new[A] != before[A]
     with pytest.raises(AttributeError):
-        before[A].mu = 0  # type: ignore[misc]
+        before[A].mu = 0  # type: ignore[misc]  # a Rating is frozen: the assignment must fail, as asserted
 
 
 def test_a_bot_on_both_sides_cannot_be_rated():

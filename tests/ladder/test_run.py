@@ -79,7 +79,9 @@ def exported(path: Path) -> dict:
 
 
 def events_without_times(record_path: Path) -> list[dict]:
-    return [{k: v for k, v in e.items() if k not in ("ms", "bot_ms", "started")} for e in read_record(record_path).events]
+    return [
+        {k: v for k, v in e.items() if k not in ("ms", "bot_ms", "started")} for e in read_record(record_path).events
+    ]
 
 
 def alive(pid: int) -> bool:
@@ -236,7 +238,9 @@ def test_a_bot_that_crashes_at_start_is_suspended_and_the_others_play_on(tmp_pat
     result = waraq("ladder", "run", "--matches", "6", "-C", str(path))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "crasher suspended: did not start" in result.stdout and "exited with status 3" in result.stdout
-    rows = db_rows(path, "SELECT b.name, COUNT(DISTINCT s.match_id) FROM bots b LEFT JOIN seats s ON s.bot_id = b.id GROUP BY b.id")
+    rows = db_rows(
+        path, "SELECT b.name, COUNT(DISTINCT s.match_id) FROM bots b LEFT JOIN seats s ON s.bot_id = b.id GROUP BY b.id"
+    )
     assert dict(rows) == {"random": 6, "heuristic": 6, "crasher": 0}
     show = waraq("ladder", "show", "-C", str(path))
     assert "suspended" in show.stdout and "crasher suspended: did not start" in show.stdout
@@ -245,7 +249,9 @@ def test_a_bot_that_crashes_at_start_is_suspended_and_the_others_play_on(tmp_pat
 def test_a_bot_that_crashes_again_and_again_is_suspended_with_the_reason(tmp_path):
     # It exits at its 3rd decision of every match, and is started again each time until suspended.
     exits = f"{PYTHON} {MISBEHAVING} exit --at 3 --port {{port}}"
-    path = make(tmp_path / "exits", {"random": "random", "heuristic": "heuristic", "exits": exits, "r2": RANDOM_COMMAND})
+    path = make(
+        tmp_path / "exits", {"random": "random", "heuristic": "heuristic", "exits": exits, "r2": RANDOM_COMMAND}
+    )
     result = waraq("ladder", "run", "--matches", "12", "-C", str(path))
     assert result.returncode == 0, result.stdout + result.stderr
     status, reason = db_rows(path, "SELECT status, reason FROM bots WHERE name = 'exits'")[0]
@@ -281,7 +287,8 @@ def test_three_players_rotate_every_seat_on_one_deal_and_rate_a_free_for_all(tmp
 
 
 def test_until_stable_orders_heuristic_above_random_and_says_so(tmp_path):
-    path = make(tmp_path / "stable", {"random": "random", "heuristic": "heuristic"}, rules=PRESETS["two"].replace(target_score=2))
+    bots = {"random": "random", "heuristic": "heuristic"}
+    path = make(tmp_path / "stable", bots, rules=PRESETS["two"].replace(target_score=2))
     result = waraq("ladder", "run", "--until-stable", "--confidence", "0.9", "--cap", "300", "-C", str(path))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "stable: every two neighbours of the table are ordered at >= 90% confidence" in result.stdout
@@ -290,7 +297,9 @@ def test_until_stable_orders_heuristic_above_random_and_says_so(tmp_path):
 
 
 def test_until_stable_stops_at_the_cap_when_two_bots_cannot_be_told_apart(tmp_path):
-    path = make(tmp_path / "cap", {"random": "random", "r2": RANDOM_COMMAND}, rules=PRESETS["two"].replace(target_score=1))
+    path = make(
+        tmp_path / "cap", {"random": "random", "r2": RANDOM_COMMAND}, rules=PRESETS["two"].replace(target_score=1)
+    )
     result = waraq("ladder", "run", "--until-stable", "--cap", "8", "-C", str(path))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "not stable: the cap of 8 matches came first" in result.stdout

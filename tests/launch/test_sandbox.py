@@ -307,7 +307,11 @@ def test_a_hostile_ladder_bot_cannot_touch_the_ladder(tmp_path):
     for record in sorted((path / "records").glob("*.jsonl")):
         events = read_record(record).events
         hostile_seats = {s["seat"] for s in events[0]["seats"] if s["bot"] == "hostile"}
-        notes += [json.loads(e["note"]) for e in events if e["type"] == "decision" and e["seat"] in hostile_seats and "note" in e]
+        notes += [
+            json.loads(e["note"])
+            for e in events
+            if e["type"] == "decision" and e["seat"] in hostile_seats and "note" in e
+        ]
     assert notes, "the hostile bot played and reported"
     for found in notes:
         assert not [a for a, result in found.items() if result.startswith("done")], found
@@ -318,7 +322,9 @@ def test_a_hostile_ladder_bot_cannot_touch_the_ladder(tmp_path):
 
 
 def test_doctor_says_what_confines_the_bots(monkeypatch, tmp_path):
-    shown = subprocess.run([sys.executable, "-m", "waraq.referee.cli.main", "doctor"], capture_output=True, text=True, timeout=60)
+    shown = subprocess.run(
+        [sys.executable, "-m", "waraq.referee.cli.main", "doctor"], capture_output=True, text=True, timeout=60
+    )
     assert shown.returncode == 0, shown.stdout + shown.stderr
     text = " ".join(shown.stdout.split())
     assert "sandbox: works" in text and "network interfaces: lo" in text
@@ -351,7 +357,8 @@ def test_a_home_folder_is_never_shown_whole(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(home))
     random_ = BotSpec.parse("random")
     key = home / ".ssh" / "id_ed25519"
-    bad = BotSpec.parse(shlex.join([sys.executable, "mybot.py", "--read-hex", str(key).encode().hex()]) + " --unix {socket}")
+    command = shlex.join([sys.executable, "mybot.py", "--read-hex", str(key).encode().hex()])
+    bad = BotSpec.parse(command + " --unix {socket}")
     report = play([random_, bad, random_, random_], home / "records", cwd=home)
     outcome = report.outcomes[0]
     assert (outcome.reason, outcome.faults) == ("score", []), outcome

@@ -258,7 +258,7 @@ def check_match(
         views = [adapter.view(state, s) for s in seats]
         over = adapter.is_over(state)
         kind = None if over else adapter.kind(state)
-        for seat, view in zip(seats, views):
+        for seat, view in zip(seats, views, strict=True):
             check_view_hides(adapter, witness, state, seat, view)
         report.kinds_viewed[kind] += 1
         views_after.append(views)

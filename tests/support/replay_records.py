@@ -234,7 +234,9 @@ def hand_worked(path: Path) -> Path:
     return write_played(path, header, state.events, lambda number, event: NOTES.get((event["seat"], number)))
 
 
-def record_header(rules: Any, seed: int, *, match_id: str = "m-test", bot: str = "random", version: str = "1") -> dict[str, Any]:
+def record_header(
+    rules: Any, seed: int, *, match_id: str = "m-test", bot: str = "random", version: str = "1"
+) -> dict[str, Any]:
     """A record's header as the referee writes one, for a match of ``rules`` and ``seed`` whose
     every seat is ``bot``, with the referee's default time control."""
     return {
@@ -278,7 +280,11 @@ def render(renderable: Any, width: int = 80) -> str:
 def waraq(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     """The command in a process of its own, its output a pipe 80 columns wide."""
     return subprocess.run(
-        [sys.executable, "-m", "waraq.referee.cli.main", *args], input=stdin, capture_output=True, text=True, timeout=60,
+        [sys.executable, "-m", "waraq.referee.cli.main", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
         env={"COLUMNS": "80", "PATH": "/usr/bin:/bin", "NO_COLOR": "1"},
     )
 
