@@ -322,8 +322,11 @@ WATCHED = (  # the referee's own steps per decision, by (file name, function); s
 
 def print_profile(profile: cProfile.Profile, decisions: int, top: int) -> None:
     stats = pstats.Stats(profile)
-    total = stats.total_tt
-    rows = sorted(stats.stats.items(), key=lambda item: item[1][2], reverse=True)  # type: ignore[attr-defined]
+    # typeshed's pstats.Stats declares neither attribute, though every Stats has both: ``stats`` is the
+    # raw table, (file, line, function) -> (primitive calls, calls, tottime, cumtime, callers).
+    table = stats.stats  # type: ignore[attr-defined]
+    total = stats.total_tt  # type: ignore[attr-defined]
+    rows = sorted(table.items(), key=lambda item: item[1][2], reverse=True)
     print(f"  {'tottime %':>9}  {'µs/dec':>6}  {'calls/dec':>9}  function")
     for (file, line, name), (_, calls, tottime, _, _) in rows[:top]:
         where = f"{Path(file).name}:{line}" if line else file
@@ -334,7 +337,7 @@ def print_profile(profile: cProfile.Profile, decisions: int, top: int) -> None:
     print(f"  inclusive, of the same total ({total / decisions * 1e6:.0f} µs/dec under the profiler):")
     watched = [
         (key, value)
-        for key, value in stats.stats.items()  # type: ignore[attr-defined]
+        for key, value in table.items()
         if (Path(key[0]).name, key[2]) in WATCHED and value[1] >= decisions / 2
     ]
     for (file, line, name), (_, calls, _, cumtime, _) in sorted(watched, key=lambda item: -item[1][3]):
