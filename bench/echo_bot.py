@@ -16,8 +16,8 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
+from waraq.bots import codec
 from waraq.bots.server import serve_until_stopped
-from waraq.referee.wire import hokm as wire
 from waraq.v1 import bot_pb2 as pb
 from waraq.v1 import bot_pb2_grpc
 
@@ -28,7 +28,7 @@ class EchoBot(bot_pb2_grpc.BotServicer):
             name="echo",
             version="bench",
             games=[pb.GameSupport(game="hokm", players=[2, 3, 4])],
-            protocol_version=wire.PROTOCOL_VERSION,
+            protocol_version=codec.PROTOCOL_VERSION,
         )
 
     async def Play(self, requests: AsyncIterator[pb.RefereeMessage], context: Any) -> AsyncIterator[pb.BotMessage]:

@@ -59,7 +59,7 @@ from waraq.referee.match.play import TimeControl
 from waraq.referee.match.runner import RunConfig, run
 from waraq.referee.match.seats import PLAY_METHOD
 from waraq.referee.records.record_file import read_record
-from waraq.referee.wire import hokm as wire
+from waraq.referee.wire import codec as wire
 from waraq.v1 import bot_pb2 as pb
 
 HERE = Path(__file__).resolve().parent

@@ -11,7 +11,7 @@ of either game. If the player object has a ``note`` attribute after deciding,
 it is sent as the reply's note. A player that chooses knowing only how many
 legal actions there are may offer ``pick(count) -> index`` as well: it is
 called instead whenever the request lists its legal actions, and the view is
-never built.
+never built. Requests are read and replies written by :mod:`waraq.bots.codec`.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from waraq.bots import codec
 from waraq.referee.cli import arguments
-from waraq.referee.wire import hokm as wire
 from waraq.v1 import bot_pb2 as pb
 from waraq.v1 import bot_pb2_grpc
 
@@ -63,7 +63,7 @@ class PlayerBot(bot_pb2_grpc.BotServicer):
             version=_version(),
             author=self.author,
             games=[pb.GameSupport(game=game, players=players) for game, players in GAMES.items()],
-            protocol_version=wire.PROTOCOL_VERSION,
+            protocol_version=codec.PROTOCOL_VERSION,
         )
 
     async def Play(
@@ -84,11 +84,11 @@ class PlayerBot(bot_pb2_grpc.BotServicer):
                     # the view: its answer is one of the request's own Action messages.
                     action = legal[pick(len(legal))]
                 else:
-                    action = wire.action_to_message(wire.kind_of(request), player(wire.message_to_view(request)))
+                    action = codec.action_to_message(codec.kind_of(request), player(codec.message_to_view(request)))
                 reply = pb.DecisionReply(seq=request.seq, action=action)
                 note = getattr(player, "note", None)
                 if note:
-                    reply.note = wire.clip_note(note)
+                    reply.note = codec.clip_note(note)
                 yield pb.BotMessage(reply=reply)
             elif body == "end":
                 player = pick = None

@@ -29,7 +29,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from waraq.referee.launch import sandbox
 from waraq.referee.match import hello
 from waraq.referee.match.seats import Fault, FaultKind, RemoteSeat, open_channel
-from waraq.referee.wire import hokm as wire
+from waraq.referee.wire import common as wire
 from waraq.v1 import bot_pb2 as pb
 
 BUILTIN = ("random", "heuristic")

@@ -5,7 +5,7 @@ keeps the reply; every seat of that bot checks it when it is opened, against
 its own ``MatchStart`` (:meth:`waraq.referee.match.seats.RemoteSeat.open`). A bot is
 seated only in a match it says it plays:
 
-* its ``protocol_version`` is the referee's (:data:`waraq.referee.wire.hokm.PROTOCOL_VERSION`;
+* its ``protocol_version`` is the referee's (:data:`waraq.referee.wire.common.PROTOCOL_VERSION`;
   0, the field left unset, is none);
 * its ``games`` list is not empty;
 * one of them is the match's game with the match's number of players.
@@ -21,7 +21,7 @@ from pathlib import PurePath
 
 from google.protobuf.message import DecodeError
 
-from waraq.referee.wire import hokm as wire
+from waraq.referee.wire import common as wire
 from waraq.v1 import bot_pb2 as pb
 
 _BOT = pb.DESCRIPTOR.services_by_name["Bot"]

@@ -11,7 +11,7 @@ apply its policy and go on. Two kinds:
   benchmarks), with the same deadlines.
 
 Seats know no game: a question carries whichever game's view, and
-:mod:`waraq.referee.wire.hokm` writes and reads the messages of each.
+:mod:`waraq.referee.wire.codec` writes and reads the messages of each.
 """
 
 from __future__ import annotations
@@ -27,8 +27,7 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from waraq.referee.match.hello import mismatch
-from waraq.referee.wire import hokm as wire
-from waraq.referee.wire import hokm_bytes as wire_bytes
+from waraq.referee.wire import codec as wire
 from waraq.v1 import bot_pb2 as pb
 
 
@@ -156,7 +155,7 @@ class RemoteSeat:
     async def ask(self, question: Question) -> Answer:
         if self._dead is not None:
             raise Fault(self._dead.kind, f"seat already lost: {self._dead.detail}", lost=True)
-        request = wire_bytes.decision_message(
+        request = wire.decision_message(
             question.seq,
             question.view,
             match_id=question.match_id,

@@ -33,7 +33,7 @@ from google.protobuf import json_format
 from waraq.referee.games import registry
 from waraq.referee.games.options import RulesError, quote
 from waraq.referee.records.record_file import FORMAT, read_record
-from waraq.referee.wire import hokm as wire
+from waraq.referee.wire import codec as wire
 from waraq.v1 import bot_pb2 as pb
 
 OK, CORRUPT, CUT_SHORT, INCONSISTENT, UNREADABLE = "ok", "corrupt", "cut short", "inconsistent", "unreadable"

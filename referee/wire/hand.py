@@ -1,6 +1,6 @@
-"""Hand's side of the protocol boundary: its views, TAKE and TURN actions, as messages.
+"""Hand's side of the protocol boundary, for the referee: its views, TAKE and TURN actions, as messages.
 
-:mod:`waraq.referee.wire.hokm` hands everything of Hand over to this module (and
+:mod:`waraq.referee.wire.codec` hands everything of Hand over to this module (and
 imports it only then). Cards cross the wire as their names ("7H#1",
 "JK#0"); a run's ``joker_as`` as a face name ("7H"). A TURN's steps are read
 through the record's own parser (:func:`waraq.referee.games.hand.engine.action_from_json`),
@@ -10,25 +10,12 @@ refused with the same words.
 
 from __future__ import annotations
 
-import json
-from functools import lru_cache
 from typing import Any
 
 from waraq.referee.games.hand import engine as hand
 from waraq.referee.games.hand.engine import TAKE, TURN, ActionError, HandView, Turn
-from waraq.referee.games.hand.melds import (
-    CARD_BY_NAME,
-    CARD_NAMES,
-    FACE_NAMES,
-    Add,
-    Meld,
-    Swap,
-    TableMeld,
-    parse_card,
-    parse_face,
-)
-from waraq.referee.games.hand.rules import HandRules
-from waraq.referee.wire import hokm as wire
+from waraq.referee.games.hand.melds import CARD_NAMES, FACE_NAMES, Add, Meld
+from waraq.referee.wire.common import fill_header
 from waraq.v1 import bot_pb2 as pb
 
 # Which oneof field of Action carries each Hand decision kind.
@@ -66,7 +53,7 @@ def _add_steps(into: Any, steps: Any) -> None:
 
 
 def message_to_action(kind: str, message: pb.Action) -> Any:
-    """A reply's action -> the engine's value; :class:`~waraq.referee.games.hand.engine.ActionError` says what is wrong."""
+    """A reply's action -> the engine's value; Hand's ``ActionError`` says what is wrong with it."""
     field = message.WhichOneof("action")
     wanted = ACTION_FIELD[kind]
     if field != wanted:
@@ -99,19 +86,28 @@ def _step_json(number: int, step: pb.Step) -> dict[str, Any]:
 # -- requests and views ----------------------------------------------------------------
 
 
-def fill_request(
-    request: pb.DecisionRequest, seq: int, view: HandView, *, match_id: str, deadline_ms: float, bank_ms: float
-) -> None:
-    """Write the question put to the seat to act into the empty ``request`` (see wire.decision_request).
+def decision_request(
+    seq: int,
+    view: HandView,
+    *,
+    match_id: str,
+    deadline_ms: float,
+    bank_ms: float,
+    into: pb.DecisionRequest | None = None,
+) -> pb.DecisionRequest:
+    """The question put to the seat to act, with its view in ``hand``, written into ``into``
+    when given (see :func:`waraq.referee.wire.hokm.decision_request`).
 
     A TURN lists no legal actions: the turn is checked whole."""
-    wire.fill_header(request, seq, view, match_id=match_id, deadline_ms=deadline_ms, bank_ms=bank_ms)
+    request = pb.DecisionRequest() if into is None else into
+    fill_header(request, seq, view, match_id=match_id, deadline_ms=deadline_ms, bank_ms=bank_ms)
     request.legal.extend([action_to_message(view.kind, a) for a in view.legal])
     _fill_view(request.hand, view)
+    return request
 
 
 def _fill_view(m: pb.HandView, view: HandView) -> None:
-    """Write ``view`` into the empty message ``m`` (nested messages added in place, as wire does)."""
+    """Write ``view`` into the empty message ``m`` (nested messages added in place, as wire.hokm does)."""
     m.seat = view.seat
     m.players = view.rules.players
     m.round = view.round
@@ -140,55 +136,3 @@ def _fill_view(m: pb.HandView, view: HandView) -> None:
     m.rules_json = view.rules.canonical_json()
     m.partnership = view.rules.partnership
 
-
-def kind_of(request: pb.DecisionRequest) -> str:
-    """The request's decision kind as the engine's own constant."""
-    return hand.KINDS[hand.KINDS.index(request.kind)]
-
-
-@lru_cache(maxsize=64)
-def _rules(rules_json: str) -> HandRules:
-    return HandRules.from_dict(json.loads(rules_json))
-
-
-_cards = wire.card_reader(CARD_BY_NAME, parse_card)  # Hand's 106 cards
-
-
-def _step(step: pb.Step) -> Any:
-    which = step.WhichOneof("step")
-    if which == "meld":
-        return Meld(_cards(step.meld.cards))
-    if which == "add":
-        return Add(step.add.meld, _cards(step.add.cards), step.add.at or None)
-    if which == "swap":
-        return Swap(step.swap.meld, parse_card(step.swap.card))
-    raise ActionError("a step sets none of meld, add, swap")
-
-
-def message_to_view(request: pb.DecisionRequest) -> HandView:
-    """The bot's side: a request back to the view the engine made (for Python bots)."""
-    m = request.hand
-    kind = kind_of(request)
-    return HandView(
-        rules=_rules(m.rules_json),
-        seat=m.seat,
-        round=m.round,
-        first=m.first,
-        kind=kind,
-        to_act=m.to_act,
-        legal=tuple(message_to_action(kind, a) for a in request.legal),
-        hand=_cards(m.hand),
-        hand_sizes=tuple(m.hand_sizes),
-        opened=tuple(m.opened),
-        melds=tuple(
-            TableMeld(t.owner, t.kind, _cards(t.cards), parse_face(t.joker_as) if t.joker_as else None) for t in m.melds
-        ),
-        pile=_cards(m.pile),
-        taken=tuple((t.seat, parse_card(t.card)) for t in m.taken),
-        stock_size=m.stock_size,
-        drawn=parse_card(m.drawn) if m.drawn else None,
-        took=parse_card(m.took) if m.took else None,
-        uses=tuple(tuple(_step(s) for s in use.steps) for use in m.uses),
-        scores=tuple(m.scores),
-        result=None,
-    )

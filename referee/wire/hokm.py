@@ -1,69 +1,31 @@
-"""The thin boundary between the engine's values and the protocol's messages.
+"""Hokm's side of the protocol boundary, for the referee: its views and actions as messages.
 
-Both sides use it: the referee turns a seat's view into a ``DecisionRequest``
-and a reply's ``Action`` back into an engine action; a Python bot turns the
-request back into a :class:`~waraq.referee.games.hokm.engine.HokmView` (or a Hand view) and
-its choice into an ``Action``. Nothing here knows about sockets or time.
+The referee turns a seat's :class:`~waraq.referee.games.hokm.engine.HokmView` into a
+``DecisionRequest`` and a reply's ``Action`` back into an engine action.
+Nothing here knows about sockets or time, or about Hand: the referee goes
+through :mod:`waraq.referee.wire.codec`, which picks this module or
+:mod:`waraq.referee.wire.hand` by the game. Bots read requests with their own
+codec (:mod:`waraq.bots.codec`).
 
-Hokm is written here, on the referee's hot path (bench/transport.py); Hand's
-messages are in :mod:`waraq.referee.wire.hand`, imported only when a Hand view,
-kind or request comes by, so a Hokm-only process never loads Hand. Each
-function below dispatches with one cheap test: the view's type, the kind's
-name or the request's ``view`` oneof.
+This is the referee's hot path (bench/transport.py): see :func:`tricks_field`
+and :mod:`waraq.referee.wire.hokm_bytes`.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
-from functools import lru_cache
-from types import ModuleType
 from typing import Any
 
-from waraq.referee.games.cards import CARD_BY_NAME, CARD_NAMES, SUITS, parse_card, parse_suit
+from waraq.referee.games.cards import CARD_BY_NAME, CARD_NAMES, SUITS
 from waraq.referee.games.hokm import engine as hokm
-from waraq.referee.games.hokm.engine import (
-    BAM,
-    DISCARD,
-    DRAW,
-    PLAY,
-    REDEAL,
-    TRUMP,
-    ActionError,
-    DrawStep,
-    HokmView,
-    Trick,
-)
-from waraq.referee.games.hokm.rules import HokmRules
+from waraq.referee.games.hokm.engine import BAM, DISCARD, DRAW, PLAY, REDEAL, TRUMP, ActionError, HokmView, Trick
+from waraq.referee.wire.common import fill_header
 from waraq.v1 import bot_pb2 as pb
 
-PROTOCOL_VERSION = 1
-NOTE_LIMIT = 1024  # bytes of a reply's note; longer is MALFORMED
-
-
-def clip_note(note: object) -> str:
-    """``note`` as text of at most NOTE_LIMIT bytes in UTF-8, cut on a character's boundary."""
-    text = str(note)
-    if len(text) * 4 <= NOTE_LIMIT:  # no character is longer than 4 bytes
-        return text
-    return text.encode()[:NOTE_LIMIT].decode(errors="ignore")
-
-# Which oneof field of Action carries each decision kind: Hokm's, and Hand's (named here, so that
-# telling the games apart needs no import of Hand; waraq.referee.wire.hand has the same with Hand's constants).
-ACTION_FIELD: dict[str, str] = {TRUMP: "suit", PLAY: "card", DISCARD: "discard", DRAW: "draw", REDEAL: "answer", BAM: "answer"}
-HAND_FIELD = {"TAKE": "take", "TURN": "turn"}
-
-
-def _hand() -> ModuleType:
-    """:mod:`waraq.referee.wire.hand`, imported on first use."""
-    from waraq.referee.wire import hand as wire_hand
-
-    return wire_hand
+# Which oneof field of Action carries each decision kind.
+ACTION_FIELD = {TRUMP: "suit", PLAY: "card", DISCARD: "discard", DRAW: "draw", REDEAL: "answer", BAM: "answer"}
 
 
 def action_to_message(kind: str, action: Any) -> pb.Action:
-    if kind in HAND_FIELD:
-        return _hand().action_to_message(kind, action)
     if kind == PLAY:
         return pb.Action(card=CARD_NAMES[action])
     if kind == TRUMP:
@@ -81,8 +43,6 @@ def message_to_action(kind: str, message: pb.Action) -> Any:
         card = CARD_BY_NAME.get(message.card)
         if card is not None:
             return card
-    if kind in HAND_FIELD:
-        return _hand().message_to_action(kind, message)
     field = message.WhichOneof("action")
     wanted = ACTION_FIELD[kind]
     if field != wanted:
@@ -163,23 +123,20 @@ _tricks_cache: dict[int, tuple[tuple[Trick, ...], bytes]] = {}
 
 def decision_request(
     seq: int,
-    view: Any,
+    view: HokmView,
     *,
     match_id: str,
     deadline_ms: float,
     bank_ms: float,
     into: pb.DecisionRequest | None = None,
 ) -> pb.DecisionRequest:
-    """The self-contained question put to the seat to act, with its view in the game's field.
+    """The self-contained question put to the seat to act, with its view in ``hokm``.
 
     Written into ``into`` when given (an empty request, e.g. ``RefereeMessage().decision``):
     a message built apart and then wrapped would be copied whole, which cost as much as
     building it (bench/transport.py).
     """
     request = pb.DecisionRequest() if into is None else into
-    if type(view) is not HokmView:
-        _hand().fill_request(request, seq, view, match_id=match_id, deadline_ms=deadline_ms, bank_ms=bank_ms)
-        return request
     kind = view.kind
     fill_header(request, seq, view, match_id=match_id, deadline_ms=deadline_ms, bank_ms=bank_ms)
     if kind == PLAY:  # the commonest question: its legal actions are cards
@@ -191,90 +148,3 @@ def decision_request(
     _fill_view(request.hokm, view)
     return request
 
-
-def fill_header(
-    request: pb.DecisionRequest, seq: int, view: Any, *, match_id: str, deadline_ms: float, bank_ms: float
-) -> None:
-    """The fields every game's request has, but its legal actions and its view."""
-    assert view.kind is not None and view.seat == view.to_act
-    request.seq = seq
-    request.kind = view.kind
-    request.deadline_ms = deadline_ms
-    request.bank_ms = bank_ms
-    request.match_id = match_id
-    request.seat = view.seat
-
-
-def kind_of(request: pb.DecisionRequest) -> str:
-    """The request's decision kind as its engine's own constant (compared by identity)."""
-    if request.kind in HAND_FIELD:
-        return _hand().kind_of(request)
-    if request.kind not in hokm.KINDS:
-        raise ActionError(
-            f"{request.kind!r} is not a decision kind: expected one of {', '.join([*hokm.KINDS, *HAND_FIELD])}"
-        )
-    return hokm.KINDS[hokm.KINDS.index(request.kind)]
-
-
-@lru_cache(maxsize=64)
-def _rules(rules_json: str) -> HokmRules:
-    # Every request carries the rules; a bot sees the same few many times.
-    return HokmRules.from_dict(json.loads(rules_json))
-
-
-def card_reader(by_name: dict[str, int], parse: Callable[[str], int]) -> Callable[[Any], tuple[int, ...]]:
-    """For one game's deck: card names as the referee spells them -> cards, and any other
-    spelling through ``parse``, which accepts it or raises CardError naming it."""
-
-    def cards(names: Any) -> tuple[int, ...]:
-        try:
-            return tuple(map(by_name.__getitem__, names))
-        except KeyError:  # not the canonical spelling: let parse accept it or say why not
-            return tuple(parse(name) for name in names)
-
-    return cards
-
-
-_cards = card_reader(CARD_BY_NAME, parse_card)
-
-
-def message_to_view(request: pb.DecisionRequest) -> Any:
-    """The bot's side: a request back to the view the engine made (for Python bots):
-    a :class:`HokmView`, or a Hand view when the request carries ``hand``."""
-    if request.WhichOneof("view") == "hand":
-        return _hand().message_to_view(request)
-    m = request.hokm
-    kind = kind_of(request)
-    if kind == PLAY:  # the commonest question: its legal actions are cards
-        legal: tuple[Any, ...] = _cards([a.card for a in request.legal])
-    else:
-        legal = tuple(message_to_action(kind, a) for a in request.legal)
-    return HokmView(
-        rules=_rules(m.rules_json),
-        seat=m.seat,
-        round=m.round,
-        hakem=m.hakem,
-        trump=parse_suit(m.trump) if m.trump else None,
-        kind=kind,
-        to_act=m.to_act,
-        legal=legal,
-        hand=_cards(m.hand),
-        hand_sizes=tuple(m.hand_sizes),
-        trick=tuple(zip([p.seat for p in m.trick], _cards([p.card for p in m.trick]))),
-        tricks=tuple(Trick(t.leader, _cards(t.cards), t.winner) for t in m.tricks),
-        tricks_won=tuple(m.tricks_won),
-        scores=tuple(m.scores),
-        redeals=tuple((r.hakem, _cards(r.cards)) for r in m.redeals),
-        discarded=_cards(m.discarded),
-        draws=tuple(
-            DrawStep(
-                parse_card(d.offered),
-                hokm.action_from_json(DRAW, d.choice),
-                parse_card(d.second) if d.second else None,
-            )
-            for d in m.draws
-        ),
-        offered=parse_card(m.offered) if m.offered else None,
-        bam=m.bam,
-        result=None,
-    )

@@ -6,11 +6,12 @@ the largest piece of the referee's own work per decision (bench/transport.py).
 Here the bytes are joined from pieces made once: every card name in every
 field it can appear in, small integers, each match's id and each rules' JSON.
 
-The output is exactly ``RefereeMessage(decision=wire.decision_request(...))
+The output is exactly ``RefereeMessage(decision=wire.hokm.decision_request(...))
 .SerializeToString()``: fields in number order, proto3 defaults left out,
 repeated scalars packed (tests/wire/test_hokm_bytes.py checks it on every kind of
 decision of every variant). So every protobuf library reads it as it reads
-the library's own output. A Hand view is built with protobuf as before.
+the library's own output. A Hand view is built with protobuf
+(:func:`waraq.referee.wire.codec.decision_message` picks).
 
 The wire format in brief: a field is a key ``(number << 3) | type`` as a
 varint, then a varint (type 0), 8 bytes little-endian (type 1, a double) or a
@@ -25,7 +26,6 @@ from typing import Any
 from waraq.referee.games.cards import CARD_NAMES, SUITS
 from waraq.referee.games.hokm.engine import DISCARD, DRAW, KINDS, PLAY, TRUMP, HokmView
 from waraq.referee.wire import hokm as wire
-from waraq.v1 import bot_pb2 as pb
 
 _VARINTS = 1 << 14  # varints made once: every length, count and seat of a Hokm request is below this
 
@@ -87,7 +87,8 @@ _DISCARDED = [_field(15, n) for n in _NAMES]  # HokmView.discarded
 _LEGAL_CARD = [_field(3, _field(2, n)) for n in _NAMES]  # DecisionRequest.legal: Action.card
 _LEGAL_SUIT = [_field(3, _field(1, s.encode())) for s in SUITS]  # Action.suit
 _LEGAL_DRAW = {choice: _field(3, _string(4, choice)) for choice in ("keep", "pass")}  # Action.draw
-_LEGAL_ANSWER = {True: _field(3, b"\x28\x01"), False: _field(3, b"\x28\x00")}  # Action.answer: in a oneof, false is sent
+# Action.answer: in a oneof, false is sent too
+_LEGAL_ANSWER = {True: _field(3, b"\x28\x01"), False: _field(3, b"\x28\x00")}
 _TRICK = [[_field(10, _uint(1, seat) + _field(2, n)) for n in _NAMES] for seat in range(4)]  # HokmView.trick
 _TRUMP = [_field(5, s.encode()) for s in SUITS]  # HokmView.trump
 _REQUEST_KIND = {kind: _field(2, kind.encode()) for kind in KINDS}
@@ -142,14 +143,8 @@ def _clock(deadline_ms: float, bank_ms: float) -> bytes:
     return (_DEADLINE + _double(deadline_ms) if deadline_ms else b"") + (_BANK + _double(bank_ms) if bank_ms else b"")
 
 
-def decision_message(seq: int, view: Any, *, match_id: str, deadline_ms: float, bank_ms: float) -> bytes:
-    """The serialized ``RefereeMessage`` asking ``view``'s seat its decision (see wire.decision_request)."""
-    if type(view) is not HokmView:
-        message = pb.RefereeMessage()
-        wire.decision_request(
-            seq, view, match_id=match_id, deadline_ms=deadline_ms, bank_ms=bank_ms, into=message.decision
-        )
-        return message.SerializeToString()
+def decision_message(seq: int, view: HokmView, *, match_id: str, deadline_ms: float, bank_ms: float) -> bytes:
+    """The serialized ``RefereeMessage`` asking ``view``'s seat its decision (see wire.hokm.decision_request)."""
     kind = view.kind
     assert kind is not None and view.seat == view.to_act
     body = _hokm_view(view)
@@ -198,7 +193,8 @@ def _hokm_view(view: HokmView) -> bytes:
         _scores.get(view.scores) or _keep(_scores, view.scores, _packed(_SCORES, view.scores)),
     ]
     if view.redeals:
-        parts.append(b"".join([_field(14, _uint(1, h) + b"".join([_field(2, _NAMES[c]) for c in shown])) for h, shown in view.redeals]))
+        for hakem, shown in view.redeals:  # HokmView.redeals: (hakem, the five cards shown)
+            parts.append(_field(14, _uint(1, hakem) + b"".join([_field(2, _NAMES[c]) for c in shown])))
     if view.discarded:
         parts.append(b"".join([_DISCARDED[c] for c in view.discarded]))
     for step in view.draws:

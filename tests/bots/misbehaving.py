@@ -34,9 +34,9 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
+from waraq.bots import codec
 from waraq.bots.hokm_random import RandomPlayer
 from waraq.referee.games.cards import parse_card
-from waraq.referee.wire import hokm as wire
 from waraq.v1 import bot_pb2 as pb
 from waraq.v1 import bot_pb2_grpc
 
@@ -75,7 +75,7 @@ class MisbehavingBot(bot_pb2_grpc.BotServicer):
             version="test",
             author="tests/bots",
             games=[pb.GameSupport(game="hand", players=[4]) if mode == "wrong_game" else PLAYS],
-            protocol_version=2 if mode == "wrong_protocol" else wire.PROTOCOL_VERSION,
+            protocol_version=2 if mode == "wrong_protocol" else codec.PROTOCOL_VERSION,
         )
 
     async def Play(self, requests: AsyncIterator[pb.RefereeMessage], context: Any) -> AsyncIterator[pb.BotMessage]:
@@ -90,8 +90,8 @@ class MisbehavingBot(bot_pb2_grpc.BotServicer):
             elif body == "decision" and player is not None:
                 request = message.decision
                 asked += 1
-                kind = wire.kind_of(request)
-                action = wire.action_to_message(kind, player(wire.message_to_view(request)))
+                kind = codec.kind_of(request)
+                action = codec.action_to_message(kind, player(codec.message_to_view(request)))
                 reply = pb.DecisionReply(seq=request.seq, action=action)
                 if self._due(done, asked, match_id, request):
                     done += 1

@@ -14,8 +14,8 @@ import random
 from collections.abc import AsyncIterator
 from typing import Any
 
+from waraq.bots import codec
 from waraq.referee.games.hokm.engine import BAM, REDEAL, HokmView
-from waraq.referee.wire import hokm as wire
 from waraq.v1 import bot_pb2 as pb
 from waraq.v1 import bot_pb2_grpc
 
@@ -64,7 +64,7 @@ class RecordingBot(bot_pb2_grpc.BotServicer):
             version="test",
             author="tests/bots",
             games=[pb.GameSupport(game=game, players=[2, 3, 4]) for game in ("hokm", "hand")],
-            protocol_version=wire.PROTOCOL_VERSION,
+            protocol_version=codec.PROTOCOL_VERSION,
         )
 
     async def Play(self, requests: AsyncIterator[pb.RefereeMessage], context: Any) -> AsyncIterator[pb.BotMessage]:
@@ -78,7 +78,7 @@ class RecordingBot(bot_pb2_grpc.BotServicer):
                 player = eager_player(message.start.match_id, message.start.seat, message.start.game)
             elif body == "decision" and player is not None:
                 request = message.decision
-                kind = wire.kind_of(request)
-                action = player(wire.message_to_view(request))
-                reply = pb.DecisionReply(seq=request.seq, action=wire.action_to_message(kind, action))
+                kind = codec.kind_of(request)
+                action = player(codec.message_to_view(request))
+                reply = pb.DecisionReply(seq=request.seq, action=codec.action_to_message(kind, action))
                 yield pb.BotMessage(reply=reply)

@@ -28,6 +28,7 @@ from google.protobuf import text_format
 
 from tests.bots.recording import RecordingBot, eager_player
 from tests.support.messages import numbers, string_lists
+from waraq.bots import codec
 from waraq.bots.server import start_server
 from waraq.referee.games.cards import CardError
 from waraq.referee.games.hand.engine import STOCK, TAKE, TURN, Turn, new_match
@@ -41,7 +42,6 @@ from waraq.referee.match.seats import InProcessSeat
 from waraq.referee.records.record_file import RecordWriter, read_record
 from waraq.referee.replay.verify import verify_record
 from waraq.referee.replay.walk import INCONSISTENT, OK
-from waraq.referee.wire import hokm as wire
 from waraq.v1 import bot_pb2 as pb
 
 FIRST_SEED = 900_001  # large, so that the seed written anywhere would be noticed
@@ -281,8 +281,8 @@ class HandFaultBot(RecordingBot):
                 player = eager_player(message.start.match_id, seat, message.start.game)
             elif body == "decision" and player is not None:
                 request = message.decision
-                kind = wire.kind_of(request)
-                action = wire.action_to_message(kind, player(wire.message_to_view(request)))
+                kind = codec.kind_of(request)
+                action = codec.action_to_message(kind, player(codec.message_to_view(request)))
                 wanted = TURN if self.mode == "illegal" else TAKE
                 if seat == BAD and kind == wanted and not self.bad_requests:
                     self.bad_requests.append(request)

@@ -40,7 +40,7 @@ from waraq.referee.match.play import TimeControl
 from waraq.referee.match.runner import RunConfig, RunReport, run
 from waraq.referee.records.record_file import read_record
 from waraq.referee.replay.verify import verify_record
-from waraq.referee.wire import hokm as wire
+from waraq.referee.wire import codec as wire
 from waraq.v1 import bot_pb2 as pb
 
 BAD = 1

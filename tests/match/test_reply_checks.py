@@ -28,7 +28,7 @@ from waraq.referee.games.hand.rules import PRESETS as HAND_PRESETS
 from waraq.referee.games.hokm import engine as hokm
 from waraq.referee.games.hokm.rules import PRESETS as HOKM_PRESETS
 from waraq.referee.match.seats import Fault, Question, Unreadable, _answer, _deserialize
-from waraq.referee.wire import hokm as wire
+from waraq.referee.wire import codec as wire
 from waraq.v1 import bot_pb2 as pb
 
 ODD = ["", "x", "10h", "11X", "AH#2", "JK#9", "low", "mid", "stock", "keep", "S", "\x00", "7H#1", "JK#0"]

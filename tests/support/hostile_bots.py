@@ -8,9 +8,9 @@ from typing import Any
 import grpc
 
 from tests.support.proxy import marked_note
+from waraq.bots import codec
 from waraq.bots.server import PlayerBot, builtin_players
 from waraq.referee.match.seats import REPLY_LIMIT
-from waraq.referee.wire import hokm as wire
 from waraq.v1 import bot_pb2 as pb
 
 AT = 3
@@ -34,7 +34,7 @@ class ByteFaultBot(PlayerBot):
             elif body == "decision" and player is not None:
                 request = message.decision
                 asked += 1
-                action = wire.action_to_message(wire.kind_of(request), player(wire.message_to_view(request)))
+                action = codec.action_to_message(codec.kind_of(request), player(codec.message_to_view(request)))
                 reply = pb.DecisionReply(seq=request.seq, action=action)
                 if asked == self.at:
                     bad = await self._misbehave(reply, context)

@@ -36,6 +36,7 @@ from typing import Any
 
 from rich.console import Console
 
+from waraq.bots import codec
 from waraq.bots.hokm_random import RandomPlayer
 from waraq.bots.server import PlayerBot, builtin_players, start_server
 from waraq.referee.games.cards import CARD_NAMES
@@ -47,7 +48,6 @@ from waraq.referee.match.play import MatchConfig, TimeControl, run_match
 from waraq.referee.match.runner import RunConfig, run
 from waraq.referee.match.seats import Answer, Fault, FaultKind, InProcessSeat, Question
 from waraq.referee.records.record_file import FORMAT, RecordWriter
-from waraq.referee.wire import hokm as wire
 from waraq.v1 import bot_pb2 as pb
 from waraq.v1 import bot_pb2_grpc
 
@@ -73,7 +73,7 @@ class ScriptedBot(bot_pb2_grpc.BotServicer):
             name="scripted",
             version="t1",
             games=[pb.GameSupport(game="hokm", players=[2, 3, 4])],
-            protocol_version=wire.PROTOCOL_VERSION,
+            protocol_version=codec.PROTOCOL_VERSION,
         )
 
     async def Play(self, requests: AsyncIterator[pb.RefereeMessage], context: Any) -> AsyncIterator[pb.BotMessage]:
@@ -87,8 +87,8 @@ class ScriptedBot(bot_pb2_grpc.BotServicer):
                 continue
             request = message.decision
             self.received[(match, seat)].append(request)
-            kind = wire.kind_of(request)
-            action = wire.action_to_message(kind, player(wire.message_to_view(request)))
+            kind = codec.kind_of(request)
+            action = codec.action_to_message(kind, player(codec.message_to_view(request)))
             seq = request.seq
             if (seat, seq) in self.illegal:
                 stranger = next(c for c in CARD_NAMES if c not in request.hokm.hand)

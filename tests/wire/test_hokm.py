@@ -1,4 +1,4 @@
-"""The protocol boundary: a view survives the wire unchanged, and bad replies are named."""
+"""The protocol boundary for Hokm: a view the referee sends is the view a bot reads, and bad replies are named."""
 
 from __future__ import annotations
 
@@ -6,9 +6,10 @@ import random
 
 import pytest
 
+from waraq.bots import codec
 from waraq.referee.games.hokm.engine import ActionError, new_match
 from waraq.referee.games.hokm.rules import PRESETS
-from waraq.referee.wire import hokm as wire
+from waraq.referee.wire import codec as wire
 from waraq.v1 import bot_pb2 as pb
 
 VARIANTS = [
@@ -31,7 +32,7 @@ def test_every_view_of_a_match_comes_back_from_its_message_unchanged(rules):
             request = wire.decision_request(7, view, match_id="m", deadline_ms=1, bank_ms=2)
             # Through bytes, as a bot in another process receives it.
             received = pb.DecisionRequest.FromString(request.SerializeToString())
-            assert wire.message_to_view(received) == view
+            assert codec.message_to_view(received) == view  # as the sample bots read it
             action = rng.choice(view.legal)
             assert wire.message_to_action(view.kind, wire.action_to_message(view.kind, action)) == action
             kinds.add(view.kind)
@@ -56,12 +57,19 @@ def test_a_malformed_action_says_what_is_wrong(kind, action, problem):
         wire.message_to_action(kind, action)
 
 
+@pytest.mark.parametrize("clip", [wire.clip_note, codec.clip_note], ids=["referee", "bot"])
 @pytest.mark.parametrize("note", ["", "short reason", "x" * 5000, "حکم " * 400, "é" * 1023, "🂡" * 300])
-def test_a_note_is_clipped_to_the_byte_limit_on_a_character_boundary(note):
-    clipped = wire.clip_note(note)
-    assert len(clipped.encode()) <= wire.NOTE_LIMIT
+def test_a_note_is_clipped_to_the_byte_limit_on_a_character_boundary(clip, note):
+    clipped = clip(note)
+    assert len(clipped.encode()) <= 1024  # docs/protocol.md: at most 1024 bytes of UTF-8
     assert note.startswith(clipped)
-    assert len(clipped.encode()) > wire.NOTE_LIMIT - 4 or clipped == note  # nothing cut that fitted
+    assert len(clipped.encode()) > 1024 - 4 or clipped == note  # nothing cut that fitted
+
+
+def test_both_sides_speak_the_protocol_version_and_note_limit_of_the_spec():
+    # docs/protocol.md: "The protocol's version is 1", "1024 bytes of UTF-8".
+    assert wire.PROTOCOL_VERSION == codec.PROTOCOL_VERSION == 1
+    assert wire.NOTE_LIMIT == codec.NOTE_LIMIT == 1024
 
 
 def test_the_sample_server_sends_a_long_note_the_referee_accepts():
