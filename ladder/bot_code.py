@@ -15,13 +15,16 @@ way its program reads its own command line:
   (a compiled bot, or a script run through its ``#!`` line).
 
 Arguments after the program are the bot's own (ports, logs, options) and
-are never hashed. A built-in bot is its modules (:data:`BUILTIN_MODULES`).
+are never hashed. A built-in bot is its modules: the bot server, its players'
+modules as the table of built-in bots names them (:mod:`waraq.referee.launch.built_in`),
+and every module of the bots those import, found without importing any.
 Code the program loads by itself (a script's imports, a binary's libraries)
 is not seen: a bot whose version lives there says so in its ``Hello``.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib.machinery
 import importlib.util
 import re
@@ -30,12 +33,10 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from waraq.referee.launch import built_in
 from waraq.referee.launch.bots import BotSpec
 
-BUILTIN_MODULES = {
-    "random": ("server", "hokm_random", "hand_random", "hand_turn"),
-    "heuristic": ("server", "hokm_heuristic", "hand_heuristic", "hand_turn"),
-}
+BOTS_PACKAGE = "waraq.bots"
 
 
 @dataclass(frozen=True)
@@ -73,10 +74,7 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")  # env's VAR=value
 def code_files(spec: BotSpec, folder: str = "") -> list[Path]:
     """The files that are the code of the bot ``spec`` (relative paths from ``folder``)."""
     if spec.kind == "builtin":
-        from waraq import bots
-
-        here = Path(bots.__file__).parent
-        return [here / f"{module}.py" for module in BUILTIN_MODULES.get(spec.value, ("server",))]
+        return builtin_code(spec.value)
     if spec.kind != "command":
         return []  # an address: only its Hello says what it is
     base = Path(folder or ".")
@@ -85,6 +83,48 @@ def code_files(spec: BotSpec, folder: str = "") -> list[Path]:
     except ValueError:  # unbalanced quotes: the command cannot run either
         return []
     return sorted({path.resolve() for path in _program_code(argv, base)})
+
+
+def builtin_code(name: str) -> list[Path]:
+    """The files of the built-in bot ``name``: the server, its players' modules, and the
+    modules of the bots package that any of them imports (at the top or in a function),
+    followed from module to module. Sorted, so the list is the same however it was found."""
+    found: dict[str, Path] = {}
+    todo = [built_in.SERVER, *built_in.get(name).modules]
+    while todo:
+        module = todo.pop()
+        if module in found:
+            continue
+        path = _source_of(module)
+        found[module] = path
+        todo += _bots_imported(module, path)
+    return sorted(found.values())
+
+
+def _source_of(module: str) -> Path:
+    spec = importlib.util.find_spec(module)  # imports the packages above it (waraq.bots), not the module
+    if spec is None or spec.origin is None or not spec.origin.endswith(".py"):
+        raise ValueError(f"built-in bot module {module!r} has no Python source file")
+    return Path(spec.origin)
+
+
+def _bots_imported(module: str, path: Path) -> list[str]:
+    """The modules of the bots package that ``module``'s source imports, by their full names."""
+    package = module.rpartition(".")[0]
+    names = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package if node.level else ""  # the bots are one package: level 1 at most
+            origin = ".".join(part for part in (base, node.module or "") if part)
+            names += [origin, *(f"{origin}.{alias.name}" for alias in node.names)]
+    # `from waraq.bots import codec` names the module waraq.bots.codec; `from waraq.bots.codec
+    # import x` names waraq.bots.codec and its attribute x. The bots package is flat, so its
+    # modules are the names one level below it that find_spec finds (looking below a module
+    # would import it).
+    below = [n for n in names if n.startswith(BOTS_PACKAGE + ".") and "." not in n[len(BOTS_PACKAGE) + 1 :]]
+    return [n for n in below if importlib.util.find_spec(n) is not None]
 
 
 def _program_code(argv: list[str], base: Path) -> list[Path]:

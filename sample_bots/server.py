@@ -11,13 +11,15 @@ of either game. If the player object has a ``note`` attribute after deciding,
 it is sent as the reply's note. A player that chooses knowing only how many
 legal actions there are may offer ``pick(count) -> index`` as well: it is
 called instead whenever the request lists its legal actions, and the view is
-never built. Requests are read and replies written by :mod:`waraq.bots.codec`.
+never built. Requests are read and replies written by :mod:`waraq.bots.codec`;
+the players of the built-in bots are the ones the table of built-in bots names
+(:mod:`waraq.referee.launch.built_in`), imported when a match of their game
+starts, so a Hokm-only process never loads Hand.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib
 import importlib.metadata
 import signal
 import socket
@@ -32,6 +34,7 @@ from grpc_reflection.v1alpha import reflection
 
 from waraq.bots import codec
 from waraq.referee.cli import arguments
+from waraq.referee.launch import built_in
 from waraq.v1 import bot_pb2 as pb
 from waraq.v1 import bot_pb2_grpc
 
@@ -94,30 +97,16 @@ class PlayerBot(bot_pb2_grpc.BotServicer):
                 player = pick = None
 
 
-# The sample players: per bot name and game, where its class is (imported on first use,
-# so a Hokm-only process never loads Hand).
-BUILTIN: dict[str, dict[str, str]] = {
-    "random": {"hokm": "waraq.bots.hokm_random:RandomPlayer", "hand": "waraq.bots.hand_random:HandRandomPlayer"},
-    "heuristic": {
-        "hokm": "waraq.bots.hokm_heuristic:HeuristicPlayer",
-        "hand": "waraq.bots.hand_heuristic:HandHeuristicPlayer",
-    },
-}
-
-
 def builtin_players() -> dict[str, PlayerFactory]:
-    """The sample players by name; each is seeded from the match id and seat, so reproducible."""
-    return {name: _by_game(name, classes) for name, classes in BUILTIN.items()}
+    """The built-in bots' players by name; each is seeded from the match id and seat, so reproducible."""
+    return {name: _by_game(bot) for name, bot in built_in.table().items()}
 
 
-def _by_game(name: str, classes: dict[str, str]) -> PlayerFactory:
-    """A factory making the player of ``classes`` for the match's game."""
+def _by_game(bot: built_in.BuiltIn) -> PlayerFactory:
+    """A factory making ``bot``'s player for the match's game (its class imported then)."""
 
     def make(match: str, seat: int, game: str = "hokm") -> Callable[[Any], Any]:
-        if game not in classes:
-            raise ValueError(f"the {name} bot does not play {game!r}: it plays {', '.join(classes)}")
-        module, _, cls = classes[game].partition(":")
-        return getattr(importlib.import_module(module), cls)(f"{match}/{seat}")
+        return bot.player_class(game)(f"{match}/{seat}")
 
     return make
 
@@ -195,7 +184,7 @@ async def serve_until_stopped(servicer: bot_pb2_grpc.BotServicer, address: str, 
 def main(argv: list[str] | None = None) -> int:
 
     parser = arguments.Parser(prog="waraq bot serve", description="Serve a built-in bot over gRPC.")
-    parser.add_argument("name", help="random or heuristic")
+    parser.add_argument("name", help=f"a built-in bot: {' or '.join(built_in.names())}")
     parser.add_argument("--port", type=arguments.port, default=0, help="TCP port on 127.0.0.1 (0: any free port)")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--unix", help="listen on this Unix socket path instead of TCP")

@@ -2,7 +2,7 @@
 
     waraq match --bots random heuristic [--game hokm|hand] [--rules R] [--games N] [--seed S]
                 [--record DIR [--overwrite]] [--concurrency K] [--policy forfeit|substitute] [--deal-key KEY]
-    waraq bot serve random|heuristic [--port N]
+    waraq bot serve random|heuristic [--port N]      (the bots' own command: waraq.bots.cli)
     waraq play [--game hokm|hand] [--rules PRESET|FILE.toml] [--seed S] [--tricks]
     waraq rules [--game hokm|hand] [PRESET|FILE.toml]
     waraq replay RECORD [--seat N] [--round R [--trick T]] [--step | --json] [--plain]
@@ -29,17 +29,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from waraq.bots import server
-from waraq.bots.hokm_random import RandomPlayer
 from waraq.referee.cli import doctor
 from waraq.referee.cli import replay as replay_cli
-from waraq.referee.cli.arguments import Parser, integer_at_least, milliseconds, port, print_error
+from waraq.referee.cli.arguments import Parser, integer_at_least, milliseconds, print_error
 from waraq.referee.games import registry
 from waraq.referee.games.cards import parse_card, parse_suit
 from waraq.referee.games.hokm.engine import HokmState, winning_index
 from waraq.referee.games.hokm.rules import HokmRules
 from waraq.referee.games.options import RulesError
-from waraq.referee.launch.bots import BUILTIN, BotSpec
+from waraq.referee.launch import built_in
+from waraq.referee.launch.bots import BotSpec
 from waraq.referee.match import secret_deals
 from waraq.referee.match.inprocess import play_match
 from waraq.referee.match.play import POLICIES, MatchOutcome, TimeControl
@@ -69,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         required=True,
         metavar="BOT",
         help="per seat, repeated in turn to fill the seats (at most one per seat): a built-in bot "
-        "(random, heuristic), a command with {port}, or an address (host:port, unix:PATH)",
+        f"({', '.join(built_in.names())}), a command with {{port}}, or an address (host:port, unix:PATH)",
     )
     _game_option(match)
     match.add_argument("--rules", default="classic", help=RULES_HELP)
@@ -105,23 +104,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"${secret_deals.ENVIRONMENT}, else a fresh key, printed when the run is over); bots must never "
         "learn it, and every process can read a command line: prefer the variable",
     )
-    match.add_argument("--decision-ms", type=milliseconds, default=TimeControl.decision_ms, help="per-decision deadline")
+    match.add_argument(
+        "--decision-ms", type=milliseconds, default=TimeControl.decision_ms, help="per-decision deadline"
+    )
     match.add_argument("--bank-ms", type=milliseconds, default=TimeControl.bank_ms, help="per-match time bank")
     match.add_argument("--startup-ms", type=milliseconds, default=TimeControl.startup_ms, help="start-up deadline")
     doctor.add_sandbox_options(match)
 
-    bot = commands.add_parser("bot", help="run a sample bot")
-    bot_commands = bot.add_subparsers(dest="bot_command", required=True)
-    serve = bot_commands.add_parser("serve", help="serve a built-in bot over gRPC")
-    serve.add_argument("name", choices=BUILTIN)
-    serve.add_argument("--port", type=port, default=0, help="TCP port on 127.0.0.1 (0: any free port)")
-    serve.add_argument("--unix", help="listen on this Unix socket path instead")
-
     replay_cli.register(commands)
     doctor.register(commands)
 
-    # Commands from other packages (the ladder) plug in through an entry point, so that
-    # nothing in referee/ imports them: data flows ladder -> referee, never back.
+    # Commands from other packages (the ladder's, the bots' `bot serve`) plug in through an entry
+    # point, so that nothing in referee/ imports them: data flows ladder -> referee -> bots, never back.
     for plugin in entry_points(group="waraq.commands"):
         plugin.load()(commands)
 
@@ -141,8 +135,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _match(console, args)
         if args.command == "doctor":
             return doctor.doctor(console)
-        if args.command == "bot":
-            return server.main([args.name, f"--port={args.port}", *([f"--unix={args.unix}"] if args.unix else [])])
         return _show_rules(console, registry.load_rules(args.game, args.spec))
     except (RulesError, ValueError) as error:
         print_error(str(error))
@@ -169,7 +161,9 @@ def _game_option(command: argparse.ArgumentParser) -> None:
 
 
 def _play(console: Console, rules: HokmRules, seed: int, tricks: bool) -> int:
-    players = [RandomPlayer(f"{seed}/{seat}") for seat in range(rules.players)]
+    """One Hokm match between the built-in random bot's players, each seeded from the seed and its seat."""
+    random_player = built_in.get("random").player_class("hokm")
+    players = [random_player(f"{seed}/{seat}") for seat in range(rules.players)]
     state = play_match(rules, seed, players)
     console.print(
         f"Hokm, {rules.players} players, to {rules.target_score} points, seed {seed} "
@@ -335,7 +329,9 @@ def _match(console: Console, args: argparse.Namespace) -> int:
         markup=False,  # a bot command or a rules path may hold brackets
     )
     if kept:
-        console.print(f"{len(kept)} match(es) kept from the records of this run in {folder}/", highlight=False, markup=False)
+        console.print(
+            f"{len(kept)} match(es) kept from the records of this run in {folder}/", highlight=False, markup=False
+        )
     with Progress(
         TextColumn("matches"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
     ) as progress:

@@ -26,20 +26,20 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from waraq.referee.launch import sandbox
+from waraq.referee.launch import built_in, sandbox
 from waraq.referee.match import hello
 from waraq.referee.match.seats import Fault, FaultKind, RemoteSeat, open_channel
 from waraq.referee.wire import common as wire
 from waraq.v1 import bot_pb2 as pb
 
-BUILTIN = ("random", "heuristic")
 STOP_GRACE_S = 3.0
 EXIT_GRACE_S = 2.0  # for a bot's process to be seen ending once its stream broke
 
 
 @dataclass(frozen=True)
 class BotSpec:
-    """How to reach one bot: ``kind`` is "builtin", "command" or "address"."""
+    """How to reach one bot: ``kind`` is "builtin" (a name in :mod:`waraq.referee.launch.built_in`'s
+    table), "command" or "address"."""
 
     kind: str
     value: str
@@ -47,20 +47,20 @@ class BotSpec:
     @classmethod
     def parse(cls, text: str) -> BotSpec:
         text = text.strip()
-        if text in BUILTIN:
+        if text in built_in.names():
             return cls("builtin", text)
         if "{port}" in text or "{socket}" in text:
             return cls("command", text)
         if text.startswith("unix:") or _looks_like_address(text):
             return cls("address", text)
         raise ValueError(
-            f"bot {text!r} is none of: a built-in bot ({', '.join(BUILTIN)}), a command with "
+            f"bot {text!r} is none of: a built-in bot ({', '.join(built_in.names())}), a command with "
             "{port} or {socket} (e.g. 'node sample_bots/js/bot.js --port {port}'), or an address (host:port, unix:PATH)"
         )
 
     def command(self) -> str | None:
         if self.kind == "builtin":
-            return f"{shlex.quote(sys.executable)} -m waraq.bots.server {self.value} --unix {{socket}}"
+            return f"{shlex.quote(sys.executable)} -m {built_in.SERVER} {self.value} --unix {{socket}}"
         return self.value if self.kind == "command" else None
 
     def __str__(self) -> str:

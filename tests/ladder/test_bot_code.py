@@ -63,6 +63,23 @@ def test_a_built_in_bot_is_its_modules_and_an_address_has_none():
     assert code_files(BotSpec.parse("127.0.0.1:50051")) == []
 
 
+def test_a_built_in_bot_is_the_server_its_players_and_what_they_import_found_without_importing_them():
+    # Read off the sources by hand: server.py imports codec, which imports hand_codec in a function;
+    # the table names hokm_random and hand_random; hand_random imports hand_turn. Not heuristic's.
+    code = """
+import sys
+from waraq.ladder.bot_code import code_files
+from waraq.referee.launch.bots import BotSpec
+print(sorted(p.name for p in code_files(BotSpec.parse("random"))))
+print(sorted(m for m in sys.modules if m.startswith("waraq.bots")))
+"""
+    run = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    files, imported = run.stdout.splitlines()
+    assert files == str(["codec.py", "hand_codec.py", "hand_random.py", "hand_turn.py", "hokm_random.py", "server.py"])
+    assert imported == str(["waraq.bots"])  # the package (find_spec looks inside it), no bot module
+
+
 BOT = """import sys
 from waraq.bots import server
 args = sys.argv[1:]

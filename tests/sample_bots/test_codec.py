@@ -11,6 +11,8 @@ accept: a view decoded wrong would lead the bot to an illegal choice.
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 
 import pytest
 from hypothesis import given
@@ -100,3 +102,14 @@ def test_kinds_are_read_as_their_games_members_and_an_unknown_kind_is_named():
     with pytest.raises(ValueError, match="'DEAL' is not a Hand decision kind: expected one of TAKE, TURN"):
         codec.kind_of(pb.DecisionRequest(kind="DEAL", hand=pb.HandView()))
 
+
+def test_the_bots_use_no_part_of_the_referee_but_the_engines_its_argument_checks_and_the_bot_table():
+    code = """
+import sys
+from waraq.bots import cli, codec, hand_codec, server
+print(sorted(name for name, module in sys.modules.items() if name.startswith("waraq.referee.")
+             and not name.startswith("waraq.referee.games.") and not hasattr(module, "__path__")))
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == str(["waraq.referee.cli.arguments", "waraq.referee.launch.built_in"])

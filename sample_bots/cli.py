@@ -1,0 +1,32 @@
+"""``waraq bot serve NAME``: serve a built-in bot over gRPC, from the ``waraq`` command.
+
+Registered through the ``waraq.commands`` entry point (pyproject.toml), as the
+ladder's commands are, so that nothing in referee/ imports a bot. The bot
+names are the one table's (:mod:`waraq.referee.launch.built_in`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from rich.console import Console
+
+from waraq.bots import server
+from waraq.referee.cli.arguments import port
+from waraq.referee.launch import built_in
+
+
+def register(subparsers: Any) -> None:
+    """Add ``bot serve`` to the ``waraq`` subcommands."""
+    bot = subparsers.add_parser("bot", help="run a sample bot")
+    commands = bot.add_subparsers(dest="bot_command", required=True)
+    serve = commands.add_parser("serve", help="serve a built-in bot over gRPC")
+    serve.add_argument("name", choices=built_in.names())
+    serve.add_argument("--port", type=port, default=0, help="TCP port on 127.0.0.1 (0: any free port)")
+    serve.add_argument("--unix", help="listen on this Unix socket path instead")
+    serve.set_defaults(run_command=run)
+
+
+def run(args: argparse.Namespace, console: Console) -> int:
+    return server.main([args.name, f"--port={args.port}", *([f"--unix={args.unix}"] if args.unix else [])])
