@@ -9,7 +9,8 @@
 Parsing and printing only: the work is in :mod:`waraq.referee.replay.walk`,
 :mod:`waraq.referee.replay.reask` and :mod:`waraq.referee.replay.verify`, the text in
 :mod:`waraq.referee.replay.render_hokm` (Hokm) and :mod:`waraq.referee.replay.render_hand` (Hand),
-chosen by the record's game. Hand has no tricks: ``--trick`` is Hokm's.
+chosen by the record's game; ``--verify``'s lines are :mod:`waraq.referee.replay.render_verdict`'s.
+Hand has no tricks: ``--trick`` is Hokm's.
 """
 
 from __future__ import annotations
@@ -35,11 +36,10 @@ from waraq.referee.replay.render_hokm import (
     ReaskRecord,
     ReaskSummary,
     StepScreen,
-    VerdictLine,
     Walker,
     start_index,
-    verify_summary,
 )
+from waraq.referee.replay.render_verdict import VerdictLine, verify_summary
 from waraq.referee.replay.verify import verify
 from waraq.referee.replay.walk import Replay, Step, load, record_paths, request_json
 

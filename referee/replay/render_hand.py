@@ -42,7 +42,7 @@ from waraq.referee.games.hand.melds import (
     meld_value,
     parse_card,
 )
-from waraq.referee.replay.render_hokm import RED_SUITS, fault_text, header_grid, note_line, side_name
+from waraq.referee.replay.render import RED_SUITS, fault_text, header_grid, note_line, side_name
 from waraq.referee.replay.walk import Replay, Step
 
 STEP_INDENT = 8  # a turn's melds, additions and swaps, under its number

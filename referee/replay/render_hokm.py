@@ -4,8 +4,11 @@
   everyone (every hand) or as one seat saw it (its own cards and what is
   public, nothing else).
 * :class:`StepScreen`: one decision, for walking a match step by step.
-* :class:`ReaskRecord`, :class:`ReaskSummary` and :class:`VerdictLine`: what
-  ``waraq replay --ask`` and ``--verify`` found.
+* :class:`ReaskRecord` and :class:`ReaskSummary`: what ``waraq replay --ask``
+  found (``--verify``'s lines, for any game, are :mod:`waraq.referee.replay.render_verdict`).
+
+What every game's text shares (the header, faults, notes, sides) is
+:mod:`waraq.referee.replay.render`.
 
 Styles only colour the text (hearts and diamonds red, faults red, notes
 italic); a console without colour prints the same characters. Seats are
@@ -15,7 +18,6 @@ its seats, ``s0+s2``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -40,11 +42,8 @@ from waraq.referee.games.hokm.engine import (
     winning_index,
 )
 from waraq.referee.games.hokm.rules import HokmRules
+from waraq.referee.replay.render import NOTE_INDENT, RED_SUITS, fault_text, header_grid, note_line, side_name
 from waraq.referee.replay.walk import Replay, Step
-
-RED_SUITS = (1, 2)  # hearts, diamonds
-NOTE_INDENT = 6
-
 
 # -- small pieces -------------------------------------------------------------
 
@@ -114,11 +113,6 @@ def seat_label(state: HokmState, seat: int) -> str:
     return f"s{seat}" + ("h" if seat == state.hakem else "")
 
 
-def side_name(rules: HokmRules, side: int) -> str:
-    """4 players: a team by its seats, ``s0+s2``; else the seat, ``s1``."""
-    return "+".join(f"s{s}" for s in range(side, rules.players, rules.teams))
-
-
 def sides(rules: HokmRules) -> str:
     return "-".join(side_name(rules, side) for side in range(rules.teams))
 
@@ -142,24 +136,6 @@ def action_text(kind: str, action: Any) -> Text:
     return Text("yes" if action else "no")
 
 
-def note_line(text: str | Text) -> Padding:
-    """A bot's note under the line it explains, wrapped with a hanging indent."""
-    body = text if isinstance(text, Text) else Text(text)
-    body.stylize("italic")
-    return Padding(body, (0, 0, 0, NOTE_INDENT))
-
-
-def fault_text(fault: dict[str, Any], kind: str | None = None, *, detail: bool = True) -> Text:
-    """``fault: s2 ILLEGAL: <detail>; played for it: 7H``. Without ``detail`` for another
-    seat's view: an ILLEGAL detail quotes the faulty seat's hand."""
-    text = Text(f"fault: s{fault['seat']} {fault['kind']}", style="bold red")
-    if detail:
-        text.append(f": {fault.get('detail', '')}")
-    if "substituted" in fault and kind:
-        text.append(f"; played for it: {_json_action(fault['substituted'])}", style="red")
-    return text
-
-
 def draw_text(draw: DrawStep) -> Text:
     """One of a seat's own draws as it saw it: ``kept 6S`` (``, burned 7H`` if it saw the
     burned card), or ``passed 4D, took 2H``."""
@@ -169,14 +145,6 @@ def draw_text(draw: DrawStep) -> Text:
         )
     text = Text("kept ").append_text(card_text(draw.offered))
     return text.append(", burned ").append_text(card_text(draw.second)) if draw.second is not None else text
-
-
-def _json_action(value: Any) -> str:
-    if isinstance(value, list):
-        return " ".join(map(str, value))
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return str(value)
 
 
 # -- the match -------------------------------------------------------------------
@@ -203,51 +171,6 @@ class MatchText:
             yield from _MatchLines(self, options.max_width).lines()
         if not self.replay.ok:
             yield Text(f"{self.replay.status.capitalize()}: {self.replay.problem}", style="bold red")
-
-
-def header_grid(replay: Replay, seat: int | None = None) -> Table:
-    """The record's header: match, seats and bots, rules, clock (and whose view this is)."""
-    header = replay.header
-    grid = Table.grid(padding=(0, 1))
-    grid.add_column(style="bold", no_wrap=True)
-    grid.add_column()
-    match = [replay.match_id, str(header.get("game", "?")), f"seed {header.get('seed')}"]
-    if header.get("deal_key"):
-        match.append("dealt with a secret key")
-    if header.get("started"):
-        match.append(f"started {header['started']}")
-    grid.add_row("Match", Text(", ".join(match)))
-    seats = []
-    for entry in header.get("seats") or []:
-        if isinstance(entry, dict):
-            version = f" {entry['version']}" if entry.get("version") else ""
-            seats.append(f"s{entry.get('seat')} {entry.get('bot', '?')}{version}")
-    grid.add_row("Seats", Text(", ".join(seats)))
-    rules = replay.rules
-    if rules is not None:
-        keys = " ".join(f"{k}={json.dumps(v)}" for k, v in rules.to_dict().items())
-        grid.add_row("Rules", f"{keys} ({rules.rules_hash[:19]}…)")
-        if rules.teams < rules.players:  # Hokm's 4 players, Hand's partnership
-            grid.add_row("Teams", f"{side_name(rules, 0)} and {side_name(rules, 1)}")
-    tc = replay.time_control
-    if tc:
-        policy = f"; policy {header['policy']}" if header.get("policy") else ""
-        grid.add_row("Clock", f"{_ms(tc.get('decision_ms'))} a decision, {_ms(tc.get('bank_ms'))} bank{policy}")
-    if seat is not None:
-        bot = replay.bots[seat] if seat < len(replay.bots) else "?"
-        grid.add_row("Seen by", Text(f"s{seat} ({bot}): its own cards and what is public"))
-    draw = next((e for e in replay.events[:3] if e.get("type") == "ace_draw"), None)
-    if draw is not None:
-        grid.add_row(
-            "Ace draw",
-            f"{' '.join(map(str, draw.get('cards', [])))} (face up, one card a seat from s0): "
-            f"s{draw.get('hakem')} is the first hakem",
-        )
-    return grid
-
-
-def _ms(value: Any) -> str:
-    return f"{value:g} ms" if isinstance(value, (int, float)) else "? ms"
 
 
 class _MatchLines:
@@ -678,32 +601,3 @@ def _answer_cell(action: Text | str, note: str) -> Group | Text:
 
 def _percent(part: int, whole: int) -> str:
     return f" ({100 * part / whole:.0f} %)" if whole else ""
-
-
-class VerdictLine:
-    """One record's verdict: ``ok`` with its result, or what is wrong and where."""
-
-    def __init__(self, verdict: Any) -> None:
-        self.verdict = verdict
-
-    def __rich__(self) -> Text:
-        verdict = self.verdict
-        if not verdict.ok:
-            return Text(f"{verdict.path}: {verdict.status}: {verdict.problem}", style="bold red")
-        result = verdict.result or {}
-        if getattr(verdict.rules, "GAME", "hokm") == "hand":
-            from waraq.referee.replay.render_hand import (
-                result_line as hand_result_line,  # Hand's renderer only for Hand
-            )
-
-            outcome = hand_result_line(result, verdict.rules)[len("Result: ") :]
-        else:
-            outcome = result_line(result)[len("Result: ") :]
-        return Text(f"{verdict.path}: ok, {verdict.decisions} decisions; {outcome}")
-
-
-def verify_summary(total: int, failed: int) -> Text:
-    return Text(
-        f"{total} record{'s' if total != 1 else ''}: {total - failed} ok, {failed} failed",
-        style="bold red" if failed else "bold",
-    )

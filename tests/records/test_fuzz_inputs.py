@@ -24,17 +24,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.support.replay_records import hand_worked, record_header, render
 from waraq.ladder import config as ladder_config
+from waraq.referee.cli.replay import match_text, step_screen
 from waraq.referee.games.hand import engine as hand
 from waraq.referee.games.hand.rules import HandRules
 from waraq.referee.games.hokm.rules import HokmRules
 from waraq.referee.games.options import RulesError, toml_value
 from waraq.referee.records.record_file import read_record
-from waraq.referee.replay.walk import load, request_json
-from waraq.referee.cli.replay import match_text, step_screen
-from waraq.referee.replay.render_hokm import VerdictLine
+from waraq.referee.replay.render_verdict import VerdictLine
 from waraq.referee.replay.verify import verify_record
-from tests.support.replay_records import hand_worked, record_header, render
+from waraq.referee.replay.walk import load, request_json
 
 # 80 examples a test under the ci profile (tests/conftest.py): the file runs in a few seconds; 800 under thorough.
 FUZZ = settings(

@@ -1,0 +1,98 @@
+"""What every game's replay text shares: the record's header, faults, notes, and sides named by their seats.
+
+:mod:`waraq.referee.replay.render_hokm` and :mod:`waraq.referee.replay.render_hand`
+say their game's match and steps; both build on this module, which knows no
+game: a rules object here is any game's (``players``, ``teams``, ``to_dict``,
+``rules_hash``). Seats are ``s0``..``s3``; hearts and diamonds are red.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.padding import Padding
+from rich.table import Table
+from rich.text import Text
+
+from waraq.referee.replay.walk import Replay
+
+RED_SUITS = (1, 2)  # hearts, diamonds
+NOTE_INDENT = 6
+
+
+def side_name(rules: Any, side: int) -> str:
+    """Seats in teams (4-player Hokm, Hand's partnership): a team by its seats, ``s0+s2``;
+    else the seat, ``s1``."""
+    return "+".join(f"s{s}" for s in range(side, rules.players, rules.teams))
+
+
+def note_line(text: str | Text) -> Padding:
+    """A bot's note under the line it explains, wrapped with a hanging indent."""
+    body = text if isinstance(text, Text) else Text(text)
+    body.stylize("italic")
+    return Padding(body, (0, 0, 0, NOTE_INDENT))
+
+
+def fault_text(fault: dict[str, Any], kind: str | None = None, *, detail: bool = True) -> Text:
+    """``fault: s2 ILLEGAL: <detail>; played for it: 7H``. Without ``detail`` for another
+    seat's view: an ILLEGAL detail quotes the faulty seat's hand."""
+    text = Text(f"fault: s{fault['seat']} {fault['kind']}", style="bold red")
+    if detail:
+        text.append(f": {fault.get('detail', '')}")
+    if "substituted" in fault and kind:
+        text.append(f"; played for it: {_json_action(fault['substituted'])}", style="red")
+    return text
+
+
+def _json_action(value: Any) -> str:
+    if isinstance(value, list):
+        return " ".join(map(str, value))
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def header_grid(replay: Replay, seat: int | None = None) -> Table:
+    """The record's header: match, seats and bots, rules, clock (and whose view this is)."""
+    header = replay.header
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(style="bold", no_wrap=True)
+    grid.add_column()
+    match = [replay.match_id, str(header.get("game", "?")), f"seed {header.get('seed')}"]
+    if header.get("deal_key"):
+        match.append("dealt with a secret key")
+    if header.get("started"):
+        match.append(f"started {header['started']}")
+    grid.add_row("Match", Text(", ".join(match)))
+    seats = []
+    for entry in header.get("seats") or []:
+        if isinstance(entry, dict):
+            version = f" {entry['version']}" if entry.get("version") else ""
+            seats.append(f"s{entry.get('seat')} {entry.get('bot', '?')}{version}")
+    grid.add_row("Seats", Text(", ".join(seats)))
+    rules = replay.rules
+    if rules is not None:
+        keys = " ".join(f"{k}={json.dumps(v)}" for k, v in rules.to_dict().items())
+        grid.add_row("Rules", f"{keys} ({rules.rules_hash[:19]}…)")
+        if rules.teams < rules.players:  # Hokm's 4 players, Hand's partnership
+            grid.add_row("Teams", f"{side_name(rules, 0)} and {side_name(rules, 1)}")
+    tc = replay.time_control
+    if tc:
+        policy = f"; policy {header['policy']}" if header.get("policy") else ""
+        grid.add_row("Clock", f"{_ms(tc.get('decision_ms'))} a decision, {_ms(tc.get('bank_ms'))} bank{policy}")
+    if seat is not None:
+        bot = replay.bots[seat] if seat < len(replay.bots) else "?"
+        grid.add_row("Seen by", Text(f"s{seat} ({bot}): its own cards and what is public"))
+    draw = next((e for e in replay.events[:3] if e.get("type") == "ace_draw"), None)
+    if draw is not None:
+        grid.add_row(
+            "Ace draw",
+            f"{' '.join(map(str, draw.get('cards', [])))} (face up, one card a seat from s0): "
+            f"s{draw.get('hakem')} is the first hakem",
+        )
+    return grid
+
+
+def _ms(value: Any) -> str:
+    return f"{value:g} ms" if isinstance(value, (int, float)) else "? ms"
