@@ -20,6 +20,10 @@ the same way (a full disk too). A read-only open (``waraq ladder show``)
 never writes to the file, not even the header SQLite would write into an
 empty one.
 
+Schemas: 2 adds each fault's code (``faults.code``). A database of schema 1
+is upgraded when first opened to write (one ``ALTER TABLE``: its faults keep
+a NULL code); opened read-only, it is read as it is, every code None.
+
 This module holds no ladder logic: ``ledger.py`` decides what to write.
 """
 
@@ -36,7 +40,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+UPGRADABLE = "1"  # the schema :meth:`Store.open` upgrades to SCHEMA_VERSION (it lacks faults.code)
 ACTIVE, SUSPENDED, RETIRED, REMOVED = "active", "suspended", "retired", "removed"
 PLANNED, DONE, RATED, UNRATED, CANCELLED = "planned", "done", "rated", "unrated", "cancelled"
 PROCESSED = (RATED, UNRATED, CANCELLED)
@@ -88,7 +93,8 @@ CREATE TABLE faults (
     bot_id INTEGER NOT NULL REFERENCES bots (id),
     kind TEXT NOT NULL,
     detail TEXT NOT NULL,
-    round INTEGER
+    round INTEGER,
+    code TEXT                           -- its FaultCode (docs/records.md "### Fault codes"); NULL before schema 2
 );
 CREATE INDEX faults_by_bot ON faults (bot_id, match_id);
 CREATE TABLE ratings (
@@ -168,6 +174,7 @@ class FaultRow:
     kind: str
     detail: str
     round: int | None
+    code: str | None = None  # None: stored before faults had codes
 
 
 @dataclass(frozen=True)
@@ -206,6 +213,7 @@ class Store:
         self.db = connection
         self.path = path
         self._depth = 0
+        self._fault_code = "code"  # what a query of faults selects as the code: "NULL" in a schema 1 read-only
 
     @classmethod
     def create(cls, path: str | Path) -> Store:
@@ -250,10 +258,26 @@ class Store:
         except StoreError:
             connection.close()
             raise
-        if version != str(SCHEMA_VERSION):
+        if version not in (str(SCHEMA_VERSION), UPGRADABLE):
             connection.close()
             raise StoreError(f"{path} has schema {version}; this Waraq reads schema {SCHEMA_VERSION}")
+        if version == UPGRADABLE and readonly:
+            store._fault_code = "NULL"
+        elif version == UPGRADABLE:
+            try:
+                store._upgrade()
+            except sqlite3.Error as error:
+                connection.close()
+                raise StoreError(problem(path, error)) from None
         return store
+
+    def _upgrade(self) -> None:
+        """Schema 1 to 2, in one transaction: the faults gain a code column, NULL for those stored."""
+        with self.transaction():
+            if self.meta("schema") != UPGRADABLE:  # another process upgraded it since it was read
+                return
+            self.db.execute("ALTER TABLE faults ADD COLUMN code TEXT")
+            self.set_meta("schema", str(SCHEMA_VERSION))
 
     def close(self) -> None:
         self.db.close()
@@ -460,8 +484,11 @@ class Store:
             [(int(seat in outcome.winners), outcome.match_id, seat) for seat in range(len(bots_by_seat))],
         )
         self.db.executemany(
-            "INSERT INTO faults (match_id, seat, bot_id, kind, detail, round) VALUES (?, ?, ?, ?, ?, ?)",
-            [(outcome.match_id, f.seat, bots_by_seat[f.seat], f.kind, f.detail, f.round) for f in outcome.faults],
+            "INSERT INTO faults (match_id, seat, bot_id, kind, detail, round, code) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                (outcome.match_id, f.seat, bots_by_seat[f.seat], f.kind, f.detail, f.round, f.code)
+                for f in outcome.faults
+            ],
         )
         return DONE if status == PLANNED else CANCELLED
 
@@ -482,7 +509,8 @@ class Store:
             "SELECT status, reason, winners, score, faulty FROM matches WHERE id = ?", (match_id,)
         ).fetchone()
         faults = self.db.execute(
-            "SELECT seat, kind, detail, round FROM faults WHERE match_id = ? ORDER BY id", (match_id,)
+            f"SELECT seat, kind, detail, round, {self._fault_code} FROM faults WHERE match_id = ? ORDER BY id",
+            (match_id,),
         )
         return Played(
             match_id,
@@ -595,7 +623,8 @@ class Store:
             seats.setdefault(match_id, []).append(bot)
         faults: dict[int, list[FaultRow]] = {}
         for match_id, *fault in self.db.execute(
-            f"SELECT f.match_id, f.seat, f.kind, f.detail, f.round FROM faults f JOIN matches m ON m.id = f.match_id"
+            f"SELECT f.match_id, f.seat, f.kind, f.detail, f.round, {self._fault_code} FROM faults f"
+            " JOIN matches m ON m.id = f.match_id"
             f" WHERE m.status IN ({marks}) ORDER BY f.id",
             tuple(statuses),
         ):
