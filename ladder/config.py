@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from waraq.ladder.ratings import Layout
+from waraq.ladder.ratings import Layout, TrueSkillSettings
 from waraq.referee.games import registry
 from waraq.referee.games.options import (
     BadValue,
@@ -98,15 +98,6 @@ class SandboxSettings:
     def confinement(self, hidden: tuple[Path, ...]) -> sandbox.Config:
         limits = sandbox.Limits(self.memory_mb, self.cpu_seconds, self.processes, self.file_mb, self.scratch_mb)
         return sandbox.Config(sandbox.Isolation(self.mode), limits, hidden)
-
-
-@dataclass(frozen=True)
-class TrueSkillSettings:
-    mu: float = 25.0
-    sigma: float = 25.0 / 3
-    beta: float = 25.0 / 6
-    tau: float = 25.0 / 300
-    draw_probability: float = 0.0
 
 
 @dataclass(frozen=True)

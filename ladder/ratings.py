@@ -24,12 +24,20 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import trueskill
 
-if TYPE_CHECKING:  # waraq.ladder.config reads Layout from here
-    from waraq.ladder.config import TrueSkillSettings
+
+@dataclass(frozen=True)
+class TrueSkillSettings:
+    """The TrueSkill environment's parameters (ladder.toml's ``[trueskill]``, read by waraq.ladder.config)."""
+
+    mu: float = 25.0
+    sigma: float = 25.0 / 3
+    beta: float = 25.0 / 6
+    tau: float = 25.0 / 300
+    draw_probability: float = 0.0
 
 
 @dataclass(frozen=True)
