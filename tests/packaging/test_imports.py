@@ -1,0 +1,190 @@
+"""Imports go one way: ladder -> referee -> bots never back, engines import no I/O, and no module circles.
+
+The import graph is built from the source of every module the wheel holds,
+named as pyproject.toml's package-dir installs it, from every import
+statement anywhere in a file: at the top, inside functions (the lazy imports
+that keep Hand out of a Hokm-only process) and under ``TYPE_CHECKING``. A
+lazy import is still an edge: a circle through one is a circle.
+"""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+
+from tests.support import ROOT
+
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+PACKAGE_DIRS = PYPROJECT["tool"]["setuptools"]["package-dir"]  # package -> its folder
+
+# The referee's layers that a game's rules must not know, and modules that reach files, clocks,
+# processes or the network. The rules loaders read a rules file by its path, as
+# `waraq rules FILE.toml` asks: pathlib there, and nowhere else in the games.
+NOT_FOR_ENGINES = (
+    *(f"waraq.referee.{layer}" for layer in ("wire", "match", "launch", "records", "replay", "cli")),
+    "waraq.ladder", "waraq.bots", "waraq.v1", "grpc", "google.protobuf",
+    "time", "datetime", "asyncio", "os", "io", "shutil", "tempfile", "socket", "subprocess", "signal",
+    "sqlite3", "threading", "pathlib",
+)
+RULES_LOADERS = {  # may read a rules file: pathlib only
+    "waraq.referee.games.options", "waraq.referee.games.registry",
+    "waraq.referee.games.hokm.rules", "waraq.referee.games.hand.rules",
+}
+
+
+@cache
+def modules() -> dict[str, Path]:
+    """Every module of the project by its installed name, from its file in the checkout."""
+    found = {}
+    for package, folder in PACKAGE_DIRS.items():
+        for path in (ROOT / folder).rglob("*.py"):
+            if "node_modules" in path.parts:
+                continue
+            parts = path.relative_to(ROOT / folder).with_suffix("").parts
+            name = ".".join((package, *(parts[:-1] if parts[-1] == "__init__" else parts)))
+            found.setdefault(name, path)  # waraq.v1 is under waraq's folder and has its own entry
+    return found
+
+
+def imported(name: str, path: Path) -> Iterator[str]:
+    """The names ``name``'s source imports, absolute; ``from pkg import mod`` gives ``pkg.mod``
+    when that is a module of the project, else ``pkg``."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*anchor, *([node.module] if node.module else [])])
+            for alias in node.names:
+                yield f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules() else base
+
+
+@cache
+def graph() -> dict[str, frozenset[str]]:
+    """Each module -> everything it imports (any name, the project's or not)."""
+    return {name: frozenset(imported(name, path)) for name, path in modules().items()}
+
+
+def under(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+def cycles(edges: dict[str, frozenset[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one node, or with a self-edge (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in edges.get(node, ()):
+            if target not in edges:
+                continue
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1 or node in edges[node]:
+                found.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_graph_holds_every_module_and_sees_imports_inside_functions():
+    edges = graph()
+    assert len(edges) > 70 and "waraq.referee.games.hokm.engine" in edges and "waraq.bots.codec" in edges
+    # Both are imported inside a function only, so a Hokm-only process never loads Hand.
+    assert "waraq.referee.wire.hand" in edges["waraq.referee.wire.codec"]
+    assert "waraq.bots.hand_codec" in edges["waraq.bots.codec"]
+
+
+def test_the_cycle_finder_finds_a_circle_through_a_lazy_import_and_no_other():
+    made_up = {
+        "a": frozenset({"b"}), "b": frozenset({"c", "os"}), "c": frozenset({"a"}),  # a -> b -> c -> a
+        "d": frozenset({"a"}), "e": frozenset({"e"}), "f": frozenset(),
+    }
+    assert cycles(made_up) == [["a", "b", "c"], ["e"]]
+
+
+def test_no_module_of_the_project_is_in_an_import_circle():
+    project = {name: frozenset(t for t in targets if t in modules()) for name, targets in graph().items()}
+    assert cycles(project) == []
+
+
+def test_nothing_in_the_referee_imports_the_ladder_or_the_bots():
+    wrong = sorted(
+        (name, target)
+        for name, targets in graph().items() if under(name, "waraq.referee")
+        for target in targets if under(target, "waraq.ladder") or under(target, "waraq.bots")
+    )
+    assert wrong == []
+
+
+def test_the_engines_import_no_other_layer_of_the_referee_and_no_io():
+    engines = {name: targets for name, targets in graph().items() if under(name, "waraq.referee.games")}
+    assert len(engines) > 10
+    wrong = sorted(
+        (name, target)
+        for name, targets in engines.items()
+        for target in targets
+        if any(under(target, banned) for banned in NOT_FOR_ENGINES)
+        and not (name in RULES_LOADERS and target == "pathlib")
+    )
+    assert wrong == []
+
+
+def test_the_bots_import_of_the_referee_only_its_engines_argument_checks_and_bot_table():
+    allowed = ("waraq.referee.games", "waraq.referee.cli.arguments", "waraq.referee.launch.built_in")
+    wrong = sorted(
+        (name, target)
+        for name, targets in graph().items() if under(name, "waraq.bots")
+        for target in targets
+        if under(target, "waraq.referee") and not any(under(target, a) for a in allowed)
+    )
+    assert wrong == []
+
+
+def test_the_built_in_bots_players_are_named_in_one_table():
+    # pyproject.toml's entry points name each built-in bot's player modules; no source of the
+    # referee or the ladder names one (the server's module, which launches any of them, is named once).
+    table = PYPROJECT["project"]["entry-points"]["waraq.bots"]
+    players = {value.partition(":")[0].rpartition(".")[2] for value in table.values()}
+    assert players == {"hokm_random", "hand_random", "hokm_heuristic", "hand_heuristic"}
+    naming = sorted(
+        (str(path.relative_to(ROOT)), player)
+        for name, path in modules().items() if under(name, "waraq.referee") or under(name, "waraq.ladder")
+        for player in players if player in path.read_text(encoding="utf-8")
+    )
+    assert naming == []
+
+
+def test_the_installed_table_of_built_in_bots_is_the_checkouts():
+    # An editable install keeps the entry points of its last `pip install -e .`: a stale one
+    # would launch bots this checkout no longer lists.
+    from waraq.referee.launch import built_in
+
+    installed = {
+        f"{bot.name}.{game}": f"{entry.module}:{entry.attr}"
+        for bot in built_in.table().values()
+        for game, entry in bot.players.items()
+    }
+    assert installed == PYPROJECT["project"]["entry-points"]["waraq.bots"]
