@@ -91,3 +91,26 @@ def test_a_socket_in_a_folder_that_does_not_exist_is_refused_naming_it(tmp_path)
     refused = serve("--unix", str(tmp_path / "none" / "bot.sock"))
     assert refused.returncode == 1
     assert refused.stderr.strip() == f"error: cannot listen on unix:{tmp_path}/none/bot.sock: no folder {tmp_path}/none"
+
+
+def test_the_bots_offered_are_the_table_of_built_in_bots_and_another_name_is_refused():
+    # pyproject.toml's waraq.bots entry points list random and heuristic; `waraq bot serve` is the
+    # bots' own command (sample_bots/cli.py), plugged into `waraq` like the ladder's.
+    help_text = subprocess.run([WARAQ, "bot", "serve", "--help"], capture_output=True, text=True, timeout=30)
+    assert help_text.returncode == 0 and "{heuristic,random}" in help_text.stdout
+    refused = subprocess.run([WARAQ, "bot", "serve", "genius"], capture_output=True, text=True, timeout=30)
+    assert refused.returncode == 2 and not refused.stdout
+    assert "invalid choice: 'genius' (choose from 'heuristic', 'random')" in refused.stderr
+
+
+def test_a_built_in_bot_served_says_hello_with_its_name_from_the_table():
+    process = subprocess.Popen([WARAQ, "bot", "serve", "heuristic", "--port", "0"], stdout=subprocess.PIPE, text=True)
+    try:
+        line = process.stdout.readline()
+        assert line.startswith("heuristic bot serving waraq.v1.Bot on port "), line
+        with grpc.insecure_channel(f"127.0.0.1:{line.split()[-1]}") as channel:
+            hello = bot_pb2_grpc.BotStub(channel).Hello(pb.HelloRequest(protocol_version=1), timeout=10)
+        assert hello.name == "heuristic" and {g.game for g in hello.games} == {"hokm", "hand"}
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
