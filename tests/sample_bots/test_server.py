@@ -53,7 +53,8 @@ def test_it_serves_the_standard_health_service(bot_address):
 def test_it_serves_reflection_listing_the_bot_service(bot_address):
     with grpc.insecure_channel(bot_address) as channel:
         stub = reflection_pb2_grpc.ServerReflectionStub(channel)
-        replies = stub.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=10)
+        asked = iter([reflection_pb2.ServerReflectionRequest(list_services="")])
+        replies = stub.ServerReflectionInfo(asked, timeout=10)
         services = {s.name for reply in replies for s in reply.list_services_response.service}
     assert "waraq.v1.Bot" in services
 
