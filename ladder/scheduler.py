@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import signal
 import time
-import traceback
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,10 +31,12 @@ from waraq.ladder import key_file, ledger
 from waraq.ladder.config import Bot, LadderConfig
 from waraq.ladder.ratings import environment
 from waraq.ladder.store import ACTIVE, PLANNED, REMOVED, RETIRED, SUSPENDED, Entry, FaultRow, Outcome, Planned, Store
-from waraq.referee.launch.bots import Endpoint
+from waraq.referee.launch.bots import Endpoint, FailedSeat
 from waraq.referee.match import secret_deals
-from waraq.referee.match.play import MatchConfig, run_match
+from waraq.referee.match.faults import Fault, FaultCode
+from waraq.referee.match.play import FaultPolicy, MatchConfig, abort_on_referee_error, run_match
 from waraq.referee.match.runner import seat_slots
+from waraq.referee.match.seats import Seat
 from waraq.referee.records.record_file import RecordError, RecordWriter
 
 
@@ -236,7 +237,7 @@ class Scheduler:
             planned.seed,
             secret_deals.match_id(self.deal_key, f"ladder/{planned.id}"),
             config.time_control,
-            config.faults.policy,
+            FaultPolicy.of(config.faults.policy),
             config.faults.max_faults,
             self.deal_key,
         )
@@ -248,9 +249,7 @@ class Scheduler:
             except RecordError:
                 raise  # a full disk: the run stops, and this match stays planned for the next one
             except Exception as error:  # a referee bug: this match is aborted, the ladder goes on
-                detail = f"referee error: {type(error).__name__}: {error}"
-                record.write({"type": "result", "score": [], "winners": [], "reason": "aborted", "detail": detail})
-                traceback.print_exc()
+                abort_on_referee_error(error, record)
                 return Outcome(planned.id, "aborted", (), (), (), (), 0, time.perf_counter() - began)
         return Outcome(
             planned.id,
@@ -258,18 +257,15 @@ class Scheduler:
             tuple(result.winners),
             tuple(result.score),
             tuple(result.faulty),
-            tuple(FaultRow(f.seat, f.kind, f.detail, f.round) for f in result.faults),
+            tuple(FaultRow(f.seat, f.kind, f.detail, f.round, f.code) for f in result.faults),
             result.decisions,
             time.perf_counter() - began,
         )
 
-    def _seat(self, entry_id: int, slot: int):
+    def _seat(self, entry_id: int, slot: int) -> Seat:
         endpoint = self.endpoints.get((entry_id, slot))
         if endpoint is None:  # suspended since planning (the match is cancelled), or it did not start
-            from waraq.referee.launch.bots import FailedSeat
-            from waraq.referee.match.seats import Fault, FaultKind
-
-            return FailedSeat(self.store.entry(entry_id).name, Fault(FaultKind.STARTUP, "the bot is not running"))
+            return FailedSeat(self.store.entry(entry_id).name, Fault(FaultCode.NOT_RUNNING, "the bot is not running"))
         return endpoint.seat()
 
     async def run(self) -> RunState:
@@ -339,11 +335,11 @@ class Scheduler:
             for task in done:
                 if task is waker:
                     continue
-                planned = self.tasks.pop(task)
+                match = self.tasks.pop(task)
                 self.uses.pop(task, None)
                 if task.cancelled():
                     continue  # dropped at a second Ctrl-C: it stays planned
-                await self._store(planned, task.result())
+                await self._store(match, task.result())
             await self._stop_spent()
             state.in_flight = len(self.tasks)
 

@@ -28,7 +28,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from waraq.referee.launch import built_in, sandbox
 from waraq.referee.match import hello
-from waraq.referee.match.seats import Fault, FaultKind, RemoteSeat, open_channel
+from waraq.referee.match.faults import Fault, FaultCode
+from waraq.referee.match.seats import Answer, Question, RemoteSeat, open_channel
 from waraq.referee.wire import common as wire
 from waraq.v1 import bot_pb2 as pb
 
@@ -107,7 +108,8 @@ class Endpoint:
         try:
             await asyncio.wait_for(self._start(), self.startup_s)
         except TimeoutError:
-            self.failure = Fault(FaultKind.STARTUP, f"{self.spec} was not ready within {self.startup_s * 1000:.0f} ms" + self._log_tail())
+            within = f"{self.startup_s * 1000:.0f} ms"
+            self.failure = Fault(FaultCode.NOT_READY, f"{self.spec} was not ready within {within}" + self._log_tail())
         except Fault as fault:
             self.failure = fault
         if self.failure is not None:
@@ -125,9 +127,10 @@ class Endpoint:
         try:
             reply = await ask(pb.HelloRequest(protocol_version=wire.PROTOCOL_VERSION, referee="waraq"))
         except grpc.aio.AioRpcError as error:
-            raise Fault(FaultKind.STARTUP, f"{self.spec} did not answer Hello: {error.code().name} {error.details()}") from None
+            detail = f"{self.spec} did not answer Hello: {error.code().name} {error.details()}"
+            raise Fault(FaultCode.HELLO_FAILED, detail) from None
         if reply is None:
-            raise Fault(FaultKind.STARTUP, f"{self.spec} answered Hello with bytes that are no HelloReply")
+            raise Fault(FaultCode.HELLO_UNREADABLE, f"{self.spec} answered Hello with bytes that are no HelloReply")
         self.hello = reply
         self.name = reply.name or self.name
         self.version = reply.version
@@ -136,7 +139,7 @@ class Endpoint:
         try:
             launch = sandbox.confine(shlex.split(command), cwd=self.cwd, config=self.confinement, warn=self._warn)
         except sandbox.SandboxError as error:
-            raise Fault(FaultKind.STARTUP, f"{self.spec}: {error}") from None
+            raise Fault(FaultCode.CANNOT_CONFINE, f"{self.spec}: {error}") from None
         self.launch = launch
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
@@ -157,7 +160,7 @@ class Endpoint:
             )
         except OSError as error:
             launch.cleanup()
-            raise Fault(FaultKind.STARTUP, f"could not start {command!r}: {error.strerror or error}") from None
+            raise Fault(FaultCode.COULD_NOT_LAUNCH, f"could not start {command!r}: {error.strerror or error}") from None
         finally:
             log.close()
         self.pid = self.process.pid
@@ -186,7 +189,7 @@ class Endpoint:
             if self.process is not None and self.process.returncode is not None:
                 limit = self.limit_hit()
                 raise Fault(
-                    FaultKind.STARTUP,
+                    FaultCode.EXITED_AT_STARTUP,
                     f"{self.spec} exited with status {self.process.returncode} before it was ready"
                     + (f" ({limit})" if limit else "")
                     + self._log_tail(),
@@ -203,7 +206,7 @@ class Endpoint:
 
     def seat(self) -> RemoteSeat | FailedSeat:
         if self.failure is not None or self._channel is None:
-            return FailedSeat(self.name, self.failure or Fault(FaultKind.STARTUP, "not started"))
+            return FailedSeat(self.name, self.failure or Fault(FaultCode.NOT_STARTED, "not started"))
         return RemoteSeat(self._channel, self.name, self.version, hello=self.hello, explain=self._ended_by_limit)
 
     async def stop(self) -> None:
@@ -239,7 +242,8 @@ class Endpoint:
 
 
 class FailedSeat:
-    """The seat of a bot that could not be made ready: opening it is a STARTUP fault."""
+    """The seat of a bot that could not be made ready: opening it raises that reason again, a
+    ``STARTUP`` fault with its code (``not_ready``, ``exited_at_startup``, ..)."""
 
     def __init__(self, bot: str, failure: Fault) -> None:
         self.bot = bot
@@ -247,10 +251,10 @@ class FailedSeat:
         self._failure = failure
 
     async def open(self, start: pb.MatchStart) -> None:
-        raise Fault(FaultKind.STARTUP, self._failure.detail)
+        raise Fault(self._failure.code, self._failure.detail)
 
-    async def ask(self, question: object) -> None:
-        raise Fault(FaultKind.STARTUP, self._failure.detail)
+    async def ask(self, question: Question) -> Answer:
+        raise Fault(self._failure.code, self._failure.detail)
 
     async def finish(self, end: pb.MatchEnd | None) -> None:
         return None

@@ -10,8 +10,10 @@ seated only in a match it says it plays:
 * its ``games`` list is not empty;
 * one of them is the match's game with the match's number of players.
 
-Anything else is a ``STARTUP`` fault of that seat before the match, whose
-detail is :func:`mismatch`'s sentence. Nothing here does I/O.
+Anything else is a ``STARTUP`` fault of that seat before the match, the one
+:func:`mismatch` gives: its code says which rule the Hello breaks
+(``wrong_protocol``, ``no_games``, ``game_not_declared``), its detail says it
+for a person. Nothing here does I/O.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import PurePath
 
 from google.protobuf.message import DecodeError
 
+from waraq.referee.match.faults import Fault, FaultCode
 from waraq.referee.wire import common as wire
 from waraq.v1 import bot_pb2 as pb
 
@@ -28,18 +31,21 @@ _BOT = pb.DESCRIPTOR.services_by_name["Bot"]
 METHOD = f"/{_BOT.full_name}/{_BOT.methods_by_name['Hello'].name}"  # "/waraq.v1.Bot/Hello"
 
 
-def mismatch(hello: pb.HelloReply, game: str, players: int) -> str | None:
-    """Why a bot whose Hello is ``hello`` may not play a ``game`` of ``players`` seats; None if it may."""
+def mismatch(hello: pb.HelloReply, game: str, players: int) -> Fault | None:
+    """Why a bot whose Hello is ``hello`` may not play a ``game`` of ``players`` seats, as the fault
+    its seat raises (not raised here); None if it may."""
     if hello.protocol_version != wire.PROTOCOL_VERSION:
         unset = " (unset)" if hello.protocol_version == 0 else ""
-        return (
+        return Fault(
+            FaultCode.WRONG_PROTOCOL,
             f"its Hello declares protocol_version {hello.protocol_version}{unset}; "
-            f"this referee speaks {wire.PROTOCOL_VERSION}"
+            f"this referee speaks {wire.PROTOCOL_VERSION}",
         )
     if not hello.games:
-        return "its Hello declares no games (HelloReply.games is empty)"
+        return Fault(FaultCode.NO_GAMES, "its Hello declares no games (HelloReply.games is empty)")
     if not any(g.game == game and players in g.players for g in hello.games):
-        return f"its Hello declares games {declared(hello)}; this match is {game} with {players} players"
+        detail = f"its Hello declares games {declared(hello)}; this match is {game} with {players} players"
+        return Fault(FaultCode.GAME_NOT_DECLARED, detail)
     return None
 
 

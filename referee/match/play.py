@@ -8,7 +8,7 @@ The fault policy: under ``forfeit`` a seat's first fault loses the match for
 its side. Under ``substitute`` the referee plays a random legal action in
 its place and counts the fault (a ``fault`` event with ``substituted``, then
 the ``decision`` played), and the fault that reaches ``max_faults`` forfeits.
-But a seat that is *lost* (:attr:`~waraq.referee.match.seats.Fault.lost`: its stream
+But a seat that is *lost* (:attr:`~waraq.referee.match.faults.FaultCode.lost`: its stream
 timed out, broke or closed, sent bytes that are no message, or was cut for a
 message over the size limit) forfeits at once under either policy, charged
 with that one fault: it cannot be asked again, and playing on for it would
@@ -17,8 +17,11 @@ without ``substituted`` is always the last event before the forfeit's
 ``result``; a fault at a seat's opening (its Hello does not declare the
 match, its stream cannot be opened) forfeits before the first decision.
 Records written before this rule hold the lost seat's later questions, each
-faulted at once ("seat already lost") and substituted; replay still reads
-them (:attr:`waraq.referee.replay.walk.Step.sent`).
+faulted at once (``seat_already_lost``) and substituted; replay still reads
+them (:attr:`waraq.referee.replay.walk.Step.sent`). The time bank is
+:class:`~waraq.referee.match.time_bank.TimeBank`'s. An error of the referee
+itself is no seat's fault: whoever plays the match writes its result with
+:func:`abort_on_referee_error`.
 
 The runner knows no game: the rules name theirs (:mod:`waraq.referee.games.registry`),
 whose engine deals, checks, substitutes (``state.random_action``) and spells
@@ -29,18 +32,37 @@ from __future__ import annotations
 
 import random
 import time
+import traceback
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any
 
 from waraq.referee.games import registry
 from waraq.referee.match import secret_deals
-from waraq.referee.match.seats import Answer, Fault, FaultKind, Question, Seat
+from waraq.referee.match.faults import Fault, FaultCode
+from waraq.referee.match.seats import Answer, Question, Seat
+from waraq.referee.match.time_bank import TimeBank
 from waraq.referee.records.record_file import FORMAT, RecordWriter
 from waraq.v1 import bot_pb2 as pb
 
-POLICIES = ("forfeit", "substitute")
+
+class FaultPolicy(StrEnum):
+    """What a fault costs (the module docstring); spelled so in the record's header and on the command line."""
+
+    FORFEIT = "forfeit"
+    SUBSTITUTE = "substitute"
+
+    @classmethod
+    def of(cls, value: str) -> FaultPolicy:
+        try:
+            return cls(value)
+        except ValueError:
+            raise ValueError(f"fault policy {value!r}: expected one of {', '.join(POLICIES)}") from None
+
+
+POLICIES = tuple(policy.value for policy in FaultPolicy)  # the spellings, for option checkers that compare str
 
 
 @dataclass(frozen=True)
@@ -63,7 +85,7 @@ class MatchConfig:
     seed: int
     match_id: str  # sent to the bots: opaque, keyed by the deal key (waraq.referee.match.secret_deals.match_id)
     time_control: TimeControl = TimeControl()
-    policy: str = "forfeit"
+    policy: FaultPolicy = FaultPolicy.FORFEIT  # a spelling is taken too ("substitute")
     max_faults: int = 3  # substitute: a seat's faults that forfeit the match
     # The secret every shuffle and substitute is drawn under (waraq.referee.match.secret_deals). Without
     # it the decks follow from the seed alone, and a bot finds them by trying seeds against
@@ -75,8 +97,7 @@ class MatchConfig:
         return secret_deals.dealing_seed(self.seed, self.deal_key)
 
     def __post_init__(self) -> None:
-        if self.policy not in POLICIES:
-            raise ValueError(f"fault policy {self.policy!r}: expected one of {', '.join(POLICIES)}")
+        object.__setattr__(self, "policy", FaultPolicy.of(self.policy))
 
 
 @dataclass
@@ -85,6 +106,7 @@ class FaultRecord:
     kind: str
     detail: str
     round: int
+    code: str | None = None  # the FaultCode; None when read from a record written before codes
 
 
 @dataclass
@@ -98,6 +120,23 @@ class MatchOutcome:
     faults: list[FaultRecord] = field(default_factory=list)
     decisions: int = 0
     record: str | None = None
+
+
+def referee_error_result(error: BaseException) -> dict[str, Any]:
+    """The ``result`` line of a match aborted by the referee's own error (docs/records.md "#### Reasons")."""
+    detail = f"referee error: {type(error).__name__}: {error}"
+    return {"type": "result", "score": [], "winners": [], "reason": "aborted", "detail": detail}
+
+
+def abort_on_referee_error(error: BaseException, record: RecordWriter | None) -> None:
+    """A referee bug ended a match: its record ends with the abort, and the bug is shown on stderr.
+
+    The match's caller (``waraq match``'s runner, the ladder's scheduler) calls this and
+    goes on with its other matches; the bots are charged with nothing.
+    """
+    if record is not None:
+        record.write(referee_error_result(error))
+    traceback.print_exception(error)
 
 
 async def run_match(config: MatchConfig, seats: Sequence[Seat], record: RecordWriter | None = None) -> MatchOutcome:
@@ -125,7 +164,8 @@ class _Run:
         self.taken: dict[str, Any] | None = None  # the times of the decision whose events wait to be written
         self.faults: list[FaultRecord] = []
         self.fault_count = [0] * config.rules.players
-        self.bank_ms = [config.time_control.bank_ms] * config.rules.players
+        clock = config.time_control
+        self.banks = [TimeBank(clock.decision_ms, clock.bank_ms) for _ in range(config.rules.players)]
         self.substitutes = random.Random(f"waraq/{config.dealing_seed}/substitute")
         self.end: pb.MatchEnd | None = None
 
@@ -166,27 +206,28 @@ class _Run:
         for seat, bot in enumerate(self.seats):
             try:
                 await bot.open(self.match_start(seat))
-            except Fault as fault:
-                self.fault(seat, fault)
+            except Fault as opening:
+                self.fault(seat, opening)
                 failed.append(seat)
         if failed:
             return self.forfeit(failed)
         seq = [0] * rules.players
         illegal = self.engine.IllegalAction
-        seats, bank_ms, match_id = self.seats, self.bank_ms, config.match_id
+        seats, banks, match_id = self.seats, self.banks, config.match_id
         deadline_ms = config.time_control.decision_ms
         sent = self.write_engine_events
+        forfeit_first = config.policy is FaultPolicy.FORFEIT
         while state.result is None:
             seat = state.to_act
             seq[seat] += 1
-            question = Question(seq[seat], state.view(seat), match_id, deadline_ms, bank_ms[seat], sent)
+            question = Question(seq[seat], state.view(seat), match_id, deadline_ms, banks[seat].left_ms, sent)
             begun = time.perf_counter()
             ms = None
             try:
                 answer = await seats[seat].ask(question)
                 ms = (time.perf_counter() - begun) * 1000
-                if ms > deadline_ms:
-                    self.charge(seat, ms)
+                if ms > deadline_ms and not banks[seat].charge(ms):  # (the comparison spares a call a decision)
+                    raise Fault(FaultCode.BANK_SPENT, f"replied after {ms:.0f} ms and its time bank is spent")
                 if self.taken is not None:  # the seat did not call on_sent
                     self.write_engine_events()
                 state.apply(answer.action)
@@ -195,8 +236,8 @@ class _Run:
                     ms = (time.perf_counter() - begun) * 1000
                 # else an illegal reply: the record keeps the time its bank was charged
                 # for, so that replay rebuilds the bank from the record exactly.
-                fault = problem if isinstance(problem, Fault) else Fault(FaultKind.ILLEGAL, str(problem))
-                if config.policy == "forfeit" or fault.lost or self.fault_count[seat] + 1 >= config.max_faults:
+                fault = problem if isinstance(problem, Fault) else Fault(FaultCode.ILLEGAL_ACTION, str(problem))
+                if forfeit_first or fault.lost or self.fault_count[seat] + 1 >= config.max_faults:
                     self.fault(seat, fault)
                     return self.forfeit([seat])
                 answer = Answer(state.random_action(self.substitutes))
@@ -213,24 +254,16 @@ class _Run:
         self.end = pb.MatchEnd(winners=result.winners, reason=result.reason, score=result.score)
         return self.outcome(result.winners, result.reason, result.score)
 
-    def charge(self, seat: int, ms: float) -> None:
-        """Take an overrun past the decision deadline from the seat's bank; spent bank = timeout.
-
-        Called only for a reply later than the deadline: that check is :meth:`play`'s, per decision."""
-        self.bank_ms[seat] -= ms - self.config.time_control.decision_ms
-        if self.bank_ms[seat] < 0:
-            self.bank_ms[seat] = 0.0  # spent: from now on only the deadline counts
-            raise Fault(FaultKind.TIMEOUT, f"replied after {ms:.0f} ms and its time bank is spent")
-
     def fault(self, seat: int, fault: Fault, substituted: Any = None) -> None:
         self.fault_count[seat] += 1
         round_ = self.state.round
-        self.faults.append(FaultRecord(seat, str(fault.kind), fault.detail, round_))
+        self.faults.append(FaultRecord(seat, str(fault.kind), fault.detail, round_, str(fault.code)))
         event: dict[str, Any] = {
             "type": "fault",
             "round": round_,
             "seat": seat,
             "kind": str(fault.kind),
+            "code": str(fault.code),
             "detail": fault.detail,
         }
         if substituted is not None:
@@ -245,7 +278,13 @@ class _Run:
         faulty = tuple(sorted(faulty_seats))
         score = tuple(state.scores)
         self.write(
-            {"type": "result", "score": list(score), "winners": list(winners), "reason": "forfeit", "faulty": list(faulty)}
+            {
+                "type": "result",
+                "score": list(score),
+                "winners": list(winners),
+                "reason": "forfeit",
+                "faulty": list(faulty),
+            }
         )
         self.end = pb.MatchEnd(winners=winners, reason="forfeit", score=score, faulty=faulty)
         return self.outcome(winners, "forfeit", score, faulty)
@@ -283,7 +322,7 @@ class _Run:
             "deal_key": bool(config.deal_key),  # whether a secret key was mixed in (never the key)
             "seats": [{"seat": i, "bot": s.bot, "version": s.version} for i, s in enumerate(self.seats)],
             "time_control": asdict(config.time_control),
-            "policy": config.policy,
+            "policy": str(config.policy),
             "started": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         }
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -25,7 +24,14 @@ from waraq.referee.games.registry import game_of_rules
 from waraq.referee.launch import sandbox
 from waraq.referee.launch.bots import BotSpec, Endpoint
 from waraq.referee.match import secret_deals
-from waraq.referee.match.play import MatchConfig, MatchOutcome, TimeControl, run_match
+from waraq.referee.match.play import (
+    FaultPolicy,
+    MatchConfig,
+    MatchOutcome,
+    TimeControl,
+    abort_on_referee_error,
+    run_match,
+)
 from waraq.referee.records.record_file import RecordError, RecordWriter
 
 Bot = TypeVar("Bot")  # whatever names a bot: a BotSpec here, a ladder entry's id there
@@ -38,7 +44,7 @@ class RunConfig:
     games: int = 1
     seed: int = 1
     concurrency: int = 1
-    policy: str = "forfeit"
+    policy: str = FaultPolicy.FORFEIT  # or its spelling: checked when a match is made (FaultPolicy.of)
     max_faults: int = 3
     time_control: TimeControl = TimeControl()
     record_dir: Path | None = None
@@ -155,17 +161,14 @@ async def _one_match(config: RunConfig, seed: int, endpoints: Sequence[Endpoint]
         name = record_name(seed, game_of_rules(config.rules))
         record = RecordWriter(config.record_dir / (name + (".gz" if config.gzip else "")))
     match = MatchConfig(
-        config.rules, seed, mid, config.time_control, config.policy, config.max_faults, config.deal_key
+        config.rules, seed, mid, config.time_control, FaultPolicy.of(config.policy), config.max_faults, config.deal_key
     )
     try:
         return await run_match(match, [e.seat() for e in endpoints], record)
     except RecordError:
         raise  # not the match's fault: the run stops (see run)
     except Exception as error:  # a referee bug: this match is aborted, the run goes on
-        detail = f"referee error: {type(error).__name__}: {error}"
-        if record is not None:
-            record.write({"type": "result", "score": [], "winners": [], "reason": "aborted", "detail": detail})
-        traceback.print_exc()
+        abort_on_referee_error(error, record)
         return MatchOutcome(mid, seed, (), "aborted", (), record=str(record.path) if record else None)
     finally:
         if record is not None:

@@ -2,8 +2,9 @@
 
 A seat is opened for one match, asked for each of its decisions, told the
 end, and closed. Whatever goes wrong on the way is raised as a typed
-:class:`Fault` (docs/records.md), never as anything else, so the match runner can
-apply its policy and go on. Two kinds:
+:class:`~waraq.referee.match.faults.Fault` with its code (docs/records.md "### Fault codes"),
+never as anything else, so the match runner can apply its policy and go on. Every seat
+keeps the :class:`Seat` contract; two kinds are here:
 
 * :class:`RemoteSeat`: a bot reached over gRPC (a remote address, or a
   launched bot's); one ``Play`` stream per match, in lockstep;
@@ -20,40 +21,15 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any, Protocol
 
 import grpc
 from google.protobuf.message import DecodeError
 
+from waraq.referee.match.faults import Fault, FaultCode
 from waraq.referee.match.hello import mismatch
 from waraq.referee.wire import codec as wire
 from waraq.v1 import bot_pb2 as pb
-
-
-class FaultKind(StrEnum):
-    TIMEOUT = "TIMEOUT"
-    ILLEGAL = "ILLEGAL"
-    MALFORMED = "MALFORMED"
-    CRASH = "CRASH"
-    STARTUP = "STARTUP"
-
-
-class Fault(Exception):
-    """A seat misbehaved; ``detail`` says how, for a person reading the record.
-
-    ``lost``: the seat cannot be asked again, because its stream is gone or out
-    of step (no reply in time, a broken or closed stream, a message too big to
-    read, bytes that are no message) and what comes next on it would be taken
-    for the next answer. The match forfeits a lost seat whatever its policy
-    (:mod:`waraq.referee.match.play`).
-    """
-
-    def __init__(self, kind: FaultKind, detail: str, *, lost: bool = False) -> None:
-        super().__init__(f"{kind}: {detail}")
-        self.kind = kind
-        self.detail = detail
-        self.lost = lost
 
 
 @dataclass(slots=True)
@@ -83,6 +59,18 @@ class Question:
 
 
 class Seat(Protocol):
+    """What the match (:func:`waraq.referee.match.play.run_match`) needs of a seat, for one match.
+
+    ``open`` once, then ``ask`` once per decision of the seat, then ``finish``
+    once, whatever happened. ``open`` and ``ask`` raise nothing but a
+    :class:`~waraq.referee.match.faults.Fault`; anything else is a bug of the
+    referee and aborts the match. ``ask`` returns an :class:`Answer` whose action
+    the match checks (legality is not the seat's business), and calls
+    ``question.on_sent`` once the question is on its way if it can. ``finish``
+    is told the end (None: the match did not reach one) and is best effort: what
+    it raises is ignored.
+    """
+
     bot: str  # the bot's name, for the record
     version: str
 
@@ -90,7 +78,7 @@ class Seat(Protocol):
 
     async def ask(self, question: Question) -> Answer: ...
 
-    async def finish(self, end: pb.MatchEnd) -> None: ...
+    async def finish(self, end: pb.MatchEnd | None) -> None: ...
 
 
 class RemoteSeat:
@@ -133,7 +121,7 @@ class RemoteSeat:
         self._loop = asyncio.get_running_loop()
         problem = mismatch(self.hello, start.game, start.players) if self.hello is not None else None
         if problem is not None:
-            raise self._die(FaultKind.STARTUP, problem)
+            raise self._lose(problem)
         # Sending waits only on the bot taking the bytes (HTTP/2 flow control), which takes no
         # thinking: a bot that takes none within a whole reply's time (deadline + bank) has
         # stopped reading. The deadline alone is too tight on a loaded machine: opening the
@@ -147,14 +135,15 @@ class RemoteSeat:
         except TimeoutError:
             within = f"{self._send_s * 1000:.0f} ms"
             raise self._die(
-                FaultKind.TIMEOUT, f"could not open the Play stream: the bot took no MatchStart within {within}"
+                FaultCode.OPEN_TIMED_OUT, f"could not open the Play stream: the bot took no MatchStart within {within}"
             ) from None
         except (grpc.RpcError, grpc.aio.UsageError) as error:  # UsageError: the channel is closed
-            raise self._die(FaultKind.CRASH, await self._why(f"could not open the Play stream: {_rpc(error)}")) from None
+            detail = await self._why(f"could not open the Play stream: {_rpc(error)}")
+            raise self._die(FaultCode.OPEN_FAILED, detail) from None
 
     async def ask(self, question: Question) -> Answer:
         if self._dead is not None:
-            raise Fault(self._dead.kind, f"seat already lost: {self._dead.detail}", lost=True)
+            raise Fault.again(self._dead)
         request = wire.decision_message(
             question.seq,
             question.view,
@@ -176,19 +165,18 @@ class RemoteSeat:
         except asyncio.CancelledError:
             if self._expired and task is not None and task.uncancel() == 0:
                 raise self._die(
-                    FaultKind.TIMEOUT, f"no reply within {question.timeout_s * 1000:.0f} ms (deadline + bank)"
+                    FaultCode.NO_REPLY, f"no reply within {question.timeout_s * 1000:.0f} ms (deadline + bank)"
                 ) from None
             raise  # cancelled from outside: the match is being stopped
         except (grpc.RpcError, grpc.aio.UsageError, asyncio.InvalidStateError) as error:
             if _too_big(error):  # the bot is alive and sent too much: no crash
-                raise self._die(
-                    FaultKind.MALFORMED, f"a message over the referee's limit of {REPLY_LIMIT} bytes ({_rpc(error)})"
-                ) from None
-            raise self._die(FaultKind.CRASH, await self._why(f"the stream broke: {_rpc(error)}")) from None
+                detail = f"a message over the referee's limit of {REPLY_LIMIT} bytes ({_rpc(error)})"
+                raise self._die(FaultCode.REPLY_TOO_BIG, detail) from None
+            raise self._die(FaultCode.STREAM_BROKEN, await self._why(f"the stream broke: {_rpc(error)}")) from None
         finally:
             self._waiter = None
         if message is grpc.aio.EOF:
-            raise self._die(FaultKind.CRASH, await self._why("the bot closed the stream before replying"))
+            raise self._die(FaultCode.STREAM_CLOSED, await self._why("the bot closed the stream before replying"))
         try:
             return _answer(question, message, self._unread)
         except Fault as fault:  # (a try costs nothing until it catches)
@@ -250,8 +238,8 @@ class RemoteSeat:
         cause = await self._explain() if self._explain is not None else None
         return f"{cause} ({detail})" if cause else detail
 
-    def _die(self, kind: FaultKind, detail: str) -> Fault:
-        return self._lose(Fault(kind, detail, lost=True))
+    def _die(self, code: FaultCode, detail: str) -> Fault:
+        return self._lose(Fault(code, detail))
 
     def _lose(self, fault: Fault) -> Fault:
         # A stream that timed out, broke or fell out of step cannot be trusted again: a
@@ -338,27 +326,27 @@ def _answer(question: Question, message: pb.BotMessage, unread: set[int]) -> Ans
     if message.WhichOneof("body") != "reply":
         if type(message) is Unreadable:
             detail = f"the bot sent {message.size} bytes that are no BotMessage ({message.error})"
-            raise Fault(FaultKind.MALFORMED, detail, lost=True)
-        raise Fault(FaultKind.MALFORMED, "the bot sent a message that is not a reply")
+            raise Fault(FaultCode.NOT_A_MESSAGE, detail)
+        raise Fault(FaultCode.NOT_A_REPLY, "the bot sent a message that is not a reply")
     reply = message.reply
     if reply.seq != question.seq:
         if reply.seq < question.seq:
             unread.add(question.seq)
         raise Fault(
-            FaultKind.MALFORMED,
+            FaultCode.WRONG_SEQ,
             f"reply carries seq {reply.seq}, the question was seq {question.seq} "
             "(a late or extra reply)",
         )
     if reply.note and len(reply.note.encode()) > wire.NOTE_LIMIT:
-        raise Fault(FaultKind.MALFORMED, f"note of {len(reply.note.encode())} bytes (at most {wire.NOTE_LIMIT})")
+        raise Fault(FaultCode.NOTE_TOO_LONG, f"note of {len(reply.note.encode())} bytes (at most {wire.NOTE_LIMIT})")
     try:
         action = wire.message_to_action(question.view.kind, reply.action)
     except ValueError as error:  # each game's ActionError is one: whatever the reply spells wrong
-        raise Fault(FaultKind.MALFORMED, str(error)) from None
+        raise Fault(FaultCode.BAD_ACTION, str(error)) from None
     think_ms = reply.think_ms
     if think_ms and not 0.0 < think_ms < _INF:  # NaN fails both comparisons
         expected = "expected a finite number of ms, 0 or more (0: not reported)"
-        raise Fault(FaultKind.MALFORMED, f"think_ms {think_ms!r}: {expected}")
+        raise Fault(FaultCode.BAD_THINK_MS, f"think_ms {think_ms!r}: {expected}")
     return Answer(action, reply.note, think_ms or None)
 
 
@@ -395,9 +383,9 @@ class InProcessSeat:
         try:
             action = self._player(question.view)
         except Exception as error:  # the player's bug, not the referee's
-            raise Fault(FaultKind.CRASH, f"the player raised {type(error).__name__}: {error}") from None
+            raise Fault(FaultCode.PLAYER_RAISED, f"the player raised {type(error).__name__}: {error}") from None
         if (time.perf_counter() - begun) > question.timeout_s:
-            raise Fault(FaultKind.TIMEOUT, f"took longer than {question.timeout_s * 1000:.0f} ms")
+            raise Fault(FaultCode.PLAYER_TOO_SLOW, f"took longer than {question.timeout_s * 1000:.0f} ms")
         note = getattr(self._player, "note", "") or ""
         return Answer(action, wire.clip_note(note))
 

@@ -23,7 +23,8 @@ from rich.text import Text
 from waraq.referee.games import registry
 from waraq.referee.games.dealers import DealError, MissingDeal
 from waraq.referee.launch.bots import Endpoint
-from waraq.referee.match.seats import Fault, Question
+from waraq.referee.match.faults import Fault
+from waraq.referee.match.seats import Question
 from waraq.referee.replay.render_hokm import action_text
 from waraq.referee.replay.walk import Replay, Step
 

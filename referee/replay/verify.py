@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from waraq.referee.replay.walk import CORRUPT, OK, RECORD_SUFFIXES, load, record_paths
+from waraq.referee.replay.walk import CORRUPT, OK, RECORD_SUFFIXES, ReplayStatus, load, record_paths
 
 
 @dataclass(frozen=True)
 class Verdict:
     path: Path
-    status: str  # OK, or what is wrong (see waraq.referee.replay.walk)
+    status: ReplayStatus  # OK, or what is wrong (see waraq.referee.replay.walk)
     problem: str | None = None  # one line, naming the record line where it can
     decisions: int = 0
     players: int = 0

@@ -5,13 +5,18 @@
 put to a seat, with the state when it was asked, what the seat answered (and
 its note, its time, its fault) and the exact ``DecisionRequest`` the seat
 received: the referee numbers ``seq`` per seat from 1 and tells each seat its
-bank left, which follow from the record's ``ms`` fields and faults.
+bank left, which follow from the record's ``ms`` fields and faults (the
+match's own :class:`~waraq.referee.match.time_bank.TimeBank` rebuilds it). A
+fault is told by its ``code``, never by the words of its ``detail``; only
+records written before codes are read by their words, in one place
+(:func:`code_before_codes`).
 
 A record that cannot be fully reproduced is still walked as far as it goes;
-:attr:`Replay.status` says why it stops: ``"corrupt"`` (a line that cannot be
-read, a header that is not a record's), ``"cut short"`` (a crash or a kill:
-no ``result`` line) or ``"inconsistent"`` (a line that does not follow from
-the play, e.g. a tampered ``round_end`` or ``result``).
+:attr:`Replay.status` (a :class:`ReplayStatus`) says why it stops:
+``"corrupt"`` (a line that cannot be read, a header that is not a record's),
+``"cut short"`` (a crash or a kill: no ``result`` line) or ``"inconsistent"``
+(a line that does not follow from the play, e.g. a tampered ``round_end`` or
+``result``).
 
 The header's ``game`` picks the engine (:mod:`waraq.referee.games.registry`);
 everything here goes through the small surface every engine module offers
@@ -25,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -32,11 +38,25 @@ from google.protobuf import json_format
 
 from waraq.referee.games import registry
 from waraq.referee.games.options import RulesError, quote
+from waraq.referee.match.faults import FaultCode, FaultKind
+from waraq.referee.match.time_bank import TimeBank
 from waraq.referee.records.record_file import FORMAT, read_record
 from waraq.referee.wire import codec as wire
 from waraq.v1 import bot_pb2 as pb
 
-OK, CORRUPT, CUT_SHORT, INCONSISTENT, UNREADABLE = "ok", "corrupt", "cut short", "inconsistent", "unreadable"
+
+class ReplayStatus(StrEnum):
+    """How far a record could be reproduced (the module docstring); spelled so in verdicts."""
+
+    OK = "ok"
+    CORRUPT = "corrupt"
+    CUT_SHORT = "cut short"
+    INCONSISTENT = "inconsistent"
+    UNREADABLE = "unreadable"
+
+
+OK, CORRUPT, CUT_SHORT = ReplayStatus.OK, ReplayStatus.CORRUPT, ReplayStatus.CUT_SHORT
+INCONSISTENT, UNREADABLE = ReplayStatus.INCONSISTENT, ReplayStatus.UNREADABLE
 # Results the engines reach themselves: Hokm's score and bam; Hand's score, and its "aborted" (a round
 # that never ends). "forfeit" is only the referee's, and so is an "aborted" with a "detail" (a referee
 # error; see waraq.referee.match.runner).
@@ -102,7 +122,7 @@ class Replay:
     rules: Any = None  # the game's rules, once the header is read
     initial: Any = None  # the state before the first decision
     steps: list[Step] = field(default_factory=list)
-    status: str = OK
+    status: ReplayStatus = OK
     problem: str | None = None  # one line: why the record is not OK
     checked_lines: int = 0  # lines reproduced and checked, from the top
 
@@ -273,7 +293,7 @@ def record_paths(paths: list[str | Path]) -> list[Path]:
 
 
 class _Stop(Exception):
-    def __init__(self, status: str, detail: str) -> None:
+    def __init__(self, status: ReplayStatus, detail: str) -> None:
         super().__init__(detail)
         self.status = status
         self.detail = detail
@@ -320,15 +340,16 @@ class _Walk:
         replay.initial = state
         playing = engine_module.iter_replay(rules, engine_events)
         replay_error, action_from_json = engine_module.ReplayError, engine_module.action_from_json
-        decision_ms = float(replay.time_control.get("decision_ms", 0))
-        seq, bank, lost = [0] * n, [float(replay.time_control.get("bank_ms", 0))] * n, [False] * n
+        clock = replay.time_control
+        banks = [TimeBank(clock.get("decision_ms", 0), clock.get("bank_ms", 0)) for _ in range(n)]
+        seq, lost = [0] * n, [False] * n
         pending: tuple[int, dict[str, Any]] | None = None  # a question's fault, awaiting its decision
         faulted: set[int] = set()
 
         def question(seat: int, fault: dict[str, Any] | None) -> tuple[int, float, bool]:
             seq[seat] += 1
-            sent = not lost[seat] and not (fault and str(fault.get("detail", "")).startswith("seat already lost"))
-            return seq[seat], bank[seat], sent
+            sent = not lost[seat] and not (fault and _code(fault) is FaultCode.SEAT_ALREADY_LOST)
+            return seq[seat], banks[seat].left_ms, sent
 
         for line, event in enumerate(events, start=1):
             kind = event.get("type")
@@ -338,7 +359,7 @@ class _Walk:
             if kind == "match":
                 raise _Stop(CORRUPT, f"line {line} is a second 'match' header")
             if kind == "fault":
-                fault = self._fault(line, event, n)
+                seen = self._fault(line, event, n)
                 faulted.add(event["seat"])
                 if not replay.steps and self._at_open(event):
                     continue
@@ -352,7 +373,7 @@ class _Walk:
                         f"line {line}: a fault of seat {event['seat']}, but seat {state.to_act} is to act "
                         f"({self._where(state)})",
                     )
-                pending = (line, fault)
+                pending = (line, seen)
             elif kind == "decision":
                 before = state
                 try:
@@ -361,16 +382,16 @@ class _Walk:
                     raise _Stop(INCONSISTENT, f"line {line}: a decision after the match is over") from None
                 except replay_error as error:
                     raise self._replay_error(error) from None
-                fault = pending[1] if pending else None
+                fault_line, fault = pending if pending is not None else (None, None)
                 seat = event["seat"]
                 if fault is not None and "substituted" in fault and fault["substituted"] != event.get("action"):
                     raise _Stop(
                         INCONSISTENT,
-                        f"line {pending[0]}: the fault says {fault['substituted']!r} was substituted, "
+                        f"line {fault_line}: the fault says {fault['substituted']!r} was substituted, "
                         f"line {line} plays {event.get('action')!r}",
                     )
                 if fault is not None and "substituted" not in fault:
-                    raise _Stop(INCONSISTENT, f"line {pending[0]}: a fault without a substitute, yet play goes on")
+                    raise _Stop(INCONSISTENT, f"line {fault_line}: a fault without a substitute, yet play goes on")
                 number, bank_left, sent = question(seat, fault)
                 ms = _number(event.get("ms"))
                 replay.steps.append(
@@ -388,13 +409,13 @@ class _Walk:
                         ms=ms,
                         bot_ms=_number(event.get("bot_ms")),
                         fault=fault,
-                        fault_line=pending[0] if pending else None,
+                        fault_line=fault_line,
                         seq=number,
                         bank_ms=bank_left,
                         sent=sent,
                     )
                 )
-                self._charge(seat, fault, ms, decision_ms, bank, lost)
+                lost[seat] = _charge(banks[seat], fault, ms) or lost[seat]
                 pending = None
             elif kind == "result" and line != len(events):
                 raise _Stop(INCONSISTENT, f"line {line + 1}: an event after the result of line {line}")
@@ -480,25 +501,8 @@ class _Walk:
     @staticmethod
     def _at_open(fault: dict[str, Any]) -> bool:
         """A fault raised when the seat's stream was opened, not on a question."""
-        return fault["kind"] == "STARTUP" or str(fault.get("detail", "")).startswith("could not open")
-
-    @staticmethod
-    def _charge(seat: int, fault: dict | None, ms: float | None, decision_ms: float, bank: list, lost: list) -> None:
-        """The seat's bank and liveness after a question, as match.py keeps them.
-
-        An answer that came (even an illegal one) has its overrun past the
-        deadline taken from the bank; a spent bank is a timeout at zero. A
-        reply that never came, or a broken stream, loses the seat: the referee
-        sends it no more requests. A malformed reply costs nothing.
-        """
-        kind = fault.get("kind") if fault else None
-        detail = str(fault.get("detail", "")) if fault else ""
-        if kind is None or kind == "ILLEGAL":
-            bank[seat] = max(0.0, bank[seat] - max(0.0, (ms or 0.0) - decision_ms))
-        elif kind == "TIMEOUT" and "bank is spent" in detail:
-            bank[seat] = 0.0
-        elif kind in ("TIMEOUT", "CRASH"):
-            lost[seat] = True
+        code = _code(fault)
+        return fault["kind"] == FaultKind.STARTUP or (code is not None and code.at_opening)
 
     def _referee_result(
         self, line: int, result: dict[str, Any], state: Any, pending: tuple | None, faulted: set[int]
@@ -543,6 +547,58 @@ class _Walk:
         return f"round {state.round}, " + (f"trick {trick}" if trick else str(state.kind))
 
 
+def _charge(bank: TimeBank, fault: dict[str, Any] | None, ms: float | None) -> bool:
+    """Charge a question to its seat's bank as the match did (:mod:`waraq.referee.match.time_bank`);
+    whether it lost the seat, so that the referee sent it no more requests.
+
+    A reply that came, even an illegal one, pays its time past the deadline;
+    one that found the bank spent leaves it at 0 (the record's ``ms`` is
+    rounded, and might just not spend it again). A malformed reply costs
+    nothing, nor does one that never came.
+    """
+    if fault is None or fault["kind"] == FaultKind.ILLEGAL:
+        bank.charge(ms or 0.0)
+        return False
+    code = _code(fault)
+    if code is FaultCode.BANK_SPENT:
+        bank.empty()
+        return False
+    return code is not None and code.lost
+
+
+def _code(fault: dict[str, Any]) -> FaultCode | None:
+    """A recorded fault's code; for a record written before codes, :func:`code_before_codes`'.
+    None for a code this Waraq does not know (a later one's): its kind is all there is to go by."""
+    code = fault.get("code")
+    if code is None:
+        return code_before_codes(fault["kind"], str(fault.get("detail", "")))
+    try:
+        return FaultCode(code)
+    except ValueError:
+        return None
+
+
+def code_before_codes(kind: str, detail: str) -> FaultCode | None:
+    """LEGACY: the code of a fault recorded before faults carried one, told from its words.
+
+    Records in the wild written before codes must still replay and verify; for
+    them, and only them, the detail's words say what replay needs (as replay
+    read them then): a lost seat asked again, a stream that did not open, a
+    spent bank. Any other TIMEOUT and any CRASH lost the seat (read as
+    ``no_reply`` and ``stream_broken``); STARTUP, ILLEGAL and MALFORMED faults
+    need no more than their kind (None).
+    """
+    if detail.startswith("seat already lost"):
+        return FaultCode.SEAT_ALREADY_LOST
+    if detail.startswith("could not open"):
+        return FaultCode.OPEN_TIMED_OUT if kind == FaultKind.TIMEOUT else FaultCode.OPEN_FAILED
+    if kind == FaultKind.TIMEOUT:
+        return FaultCode.BANK_SPENT if "bank is spent" in detail else FaultCode.NO_REPLY
+    if kind == FaultKind.CRASH:
+        return FaultCode.STREAM_BROKEN
+    return None
+
+
 def _trick(state: Any) -> int | None:
     """Hokm, before a PLAY: which trick of the round (1-based); None for any other decision."""
     return len(state.history) + 1 if state.kind == PLAY else None
@@ -577,4 +633,17 @@ def _natural(path: Path) -> list[Any]:
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", str(path))]
 
 
-__all__ = ["Replay", "Step", "load", "record_paths", "request_json", "OK", "CORRUPT", "CUT_SHORT", "INCONSISTENT", "UNREADABLE"]
+__all__ = [
+    "Replay",
+    "ReplayStatus",
+    "Step",
+    "load",
+    "record_paths",
+    "request_json",
+    "code_before_codes",
+    "OK",
+    "CORRUPT",
+    "CUT_SHORT",
+    "INCONSISTENT",
+    "UNREADABLE",
+]

@@ -168,16 +168,16 @@ def assert_readable(detail: str) -> None:
     assert len(detail) > 10 and "Traceback" not in detail and " object at 0x" not in detail, detail
 
 
-def assert_forfeited(outcome, record: Record, kind: str) -> dict[str, Any]:
-    """Seat 1 lost by forfeit with one ``kind`` fault; returns the fault event."""
+def assert_forfeited(outcome, record: Record, kind: str, code: str) -> dict[str, Any]:
+    """Seat 1 lost by forfeit with one ``kind`` fault of ``code``; returns the fault event."""
     assert (outcome.reason, outcome.faulty, outcome.winners) == ("forfeit", (BAD,), OTHER_SIDE)
-    assert [(f.seat, f.kind) for f in outcome.faults] == [(BAD, kind)]
+    assert [(f.seat, f.kind, f.code) for f in outcome.faults] == [(BAD, kind, code)]
     assert record.complete
     assert record.events[-1] == {
         "type": "result", "score": [0, 0], "winners": list(OTHER_SIDE), "reason": "forfeit", "faulty": [BAD]
     }
     (fault,) = faults_in(record)
-    assert (fault["seat"], fault["kind"], fault["round"]) == (BAD, kind, 1)
+    assert (fault["seat"], fault["kind"], fault["code"], fault["round"]) == (BAD, kind, code, 1)
     assert "substituted" not in fault
     assert record.events[-2] is fault, "the fault ends the match: nothing is played after it"
     assert fault["detail"] == outcome.faults[0].detail
@@ -202,6 +202,17 @@ MISBEHAVIOURS = {
     "bad_seq": (["bad_seq", "--at", "3"], "MALFORMED", 2),
     "twice": (["twice", "--at", "3"], "MALFORMED", 3),
 }
+CODES = {  # the code of each misbehaviour's fault (docs/records.md "### Fault codes")
+    "slow": "no_reply",
+    "exit": "stream_broken",
+    "illegal-unheld": "illegal_action",
+    "illegal-revoke": "illegal_action",
+    "wrong_kind": "bad_action",
+    "garbage": "bad_action",
+    "bad_seq": "wrong_seq",
+    "twice": "wrong_seq",
+}
+assert CODES.keys() == MISBEHAVIOURS.keys()
 
 
 def check_detail(name: str, fault: dict[str, Any], record: Record) -> None:
@@ -234,9 +245,10 @@ def test_a_misbehaviour_mid_match_forfeits_each_match_with_its_typed_fault(name,
     argv, kind, before = MISBEHAVIOURS[name]
     report, records = play_run(tmp_path, misbehaving(tmp_path, *argv), games=2)
     for number, (outcome, record) in enumerate(zip(report.outcomes, records)):
-        fault = assert_forfeited(outcome, record, kind)
-        if name == "exit" and number == 1:
-            continue  # the process is gone: the second match faults when it opens the seat
+        if name == "exit" and number == 1:  # the process is gone: the second match faults when it opens the seat
+            assert_forfeited(outcome, record, kind, "open_failed")
+            continue
+        fault = assert_forfeited(outcome, record, kind, CODES[name])
         if before is not None:
             assert decisions_before(record, fault, BAD) == before
         else:
@@ -249,7 +261,7 @@ def test_a_misbehaviour_mid_match_forfeits_each_match_with_its_typed_fault(name,
 def test_a_hung_bot_that_ignores_sigterm_is_killed_with_its_whole_group(tmp_path):
     bad = misbehaving(tmp_path, "slow", "--at", "1", "--ignore-term", "--child")
     report, records = play_run(tmp_path, bad, games=1)
-    assert_forfeited(report.outcomes[0], records[0], "TIMEOUT")
+    assert_forfeited(report.outcomes[0], records[0], "TIMEOUT", "no_reply")
     assert_nothing_left(tmp_path)
 
 
@@ -262,13 +274,14 @@ NEVER_READY = [
     ("never_bind", "forfeit"),
     ("crash_at_start", "substitute"),
 ]
+NEVER_READY_CODES = {"crash_at_start": "exited_at_startup", "never_healthy": "not_ready", "never_bind": "not_ready"}
 
 
 @pytest.mark.parametrize(("mode", "policy"), NEVER_READY)
 def test_a_bot_that_never_gets_ready_forfeits_every_match_with_a_startup_fault(mode, policy, tmp_path):
     report, records = play_run(tmp_path, misbehaving(tmp_path, mode), policy=policy, time_control=QUICK_STARTUP)
     for outcome, record in zip(report.outcomes, records):
-        fault = assert_forfeited(outcome, record, "STARTUP")
+        fault = assert_forfeited(outcome, record, "STARTUP", NEVER_READY_CODES[mode])
         assert decisions_before(record, fault, BAD) == 0
         if mode == "crash_at_start":  # the exit status and the bot's own last words
             assert re.search(r"\b3\b", fault["detail"]) and "crash_at_start" in fault["detail"]
@@ -300,10 +313,10 @@ def test_one_fault_under_substitute_is_played_for_and_the_match_goes_on(name, tm
     for outcome, record in zip(report.outcomes, records):
         # One misbehaving reply is one fault: the bot answers every other request correctly.
         (fault,) = faults_in(record)
-        assert (fault["seat"], fault["kind"]) == (BAD, kind)
+        assert (fault["seat"], fault["kind"], fault["code"]) == (BAD, kind, CODES[name])
         assert_readable(fault["detail"])
         assert_substituted(record, fault)
-        assert [(f.seat, f.kind) for f in outcome.faults] == [(BAD, kind)]
+        assert [(f.seat, f.kind, f.code) for f in outcome.faults] == [(BAD, kind, CODES[name])]
         assert outcome.reason == "score" and outcome.faulty == ()
         assert record.complete and record.events[-1]["reason"] == "score"
         # The record, substitutes included, is a legal match with the same result.
@@ -319,10 +332,10 @@ def test_a_lost_stream_under_substitute_forfeits_at_once_with_the_one_fault_that
     report, records = play_run(tmp_path, misbehaving(tmp_path, *argv), policy="substitute", max_faults=3)
     for number, (outcome, record) in enumerate(zip(report.outcomes, records)):
         if name == "exit" and number == 1:  # gone before the match: its stream does not open
-            fault = assert_forfeited(outcome, record, "CRASH")
+            fault = assert_forfeited(outcome, record, "CRASH", "open_failed")
             assert fault["detail"].startswith("could not open the Play stream")
             continue
-        fault = assert_forfeited(outcome, record, kind)
+        fault = assert_forfeited(outcome, record, kind, CODES[name])
         assert decisions_before(record, fault, BAD) == before
     assert_nothing_left(tmp_path)
 
@@ -334,7 +347,7 @@ def test_faults_add_up_and_the_one_that_reaches_max_faults_forfeits(tmp_path):
     report, records = play_run(tmp_path, bad, policy="substitute", max_faults=3)
     for outcome, record in zip(report.outcomes, records):
         faults = faults_in(record)
-        assert [(f["seat"], f["kind"]) for f in faults] == [(BAD, "MALFORMED")] * 3
+        assert [(f["seat"], f["kind"], f["code"]) for f in faults] == [(BAD, "MALFORMED", "bad_action")] * 3
         for fault in faults[:2]:
             assert_substituted(record, fault)
         assert "substituted" not in faults[2] and record.events[-2] is faults[2]
@@ -367,11 +380,16 @@ def test_overruns_draw_on_the_bank_and_a_spent_bank_is_a_timeout(tmp_path):
     # Decision 100 ms, bank 1000 ms, the bot takes 500 ms for every decision: its first two replies
     # overrun by about 400 ms each and are paid from the bank (about 200 ms left); the third cannot
     # be paid for (it would need 400). So seat 1 takes exactly two decisions, both past the deadline.
+    # The referee waits for the third no longer than the deadline and the bank left (300 ms): no
+    # reply came in that time, and the seat is lost (`bank_spent` is a reply that came in the
+    # instant the wait ran out: tests/replay/test_fault_codes.py plays it on a clock of its own).
     tc = TimeControl(decision_ms=100, bank_ms=1_000, startup_ms=10_000)
     bad = misbehaving(tmp_path, "slow", "--at", "1", "--count", "1000", "--sleep-s", "0.5")
     report, records = play_run(tmp_path, bad, games=1, time_control=tc)
     (outcome,), (record,) = report.outcomes, records
-    fault = assert_forfeited(outcome, record, "TIMEOUT")
+    fault = assert_forfeited(outcome, record, "TIMEOUT", "no_reply")
+    waited = re.fullmatch(r"no reply within (\d+) ms \(deadline \+ bank\)", fault["detail"])
+    assert waited and 100 < int(waited[1]) <= 300, fault["detail"]  # the deadline and what the overruns left
     mine = [e for e in record.events if e["type"] == "decision" and e["seat"] == BAD]
     assert len(mine) == 2 and all(e["ms"] >= 500 for e in mine)
     assert decisions_before(record, fault, BAD) == 2

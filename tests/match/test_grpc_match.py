@@ -14,10 +14,11 @@ from waraq.bots.hokm_random import RandomPlayer
 from waraq.referee.games.hokm.engine import replay
 from waraq.referee.games.hokm.rules import PRESETS
 from waraq.referee.launch.bots import BotSpec
+from waraq.referee.match.faults import Fault, FaultCode, FaultKind
 from waraq.referee.match.inprocess import play_match
 from waraq.referee.match.play import MatchConfig, run_match
 from waraq.referee.match.runner import RunConfig, run
-from waraq.referee.match.seats import Fault, FaultKind, InProcessSeat, RemoteSeat
+from waraq.referee.match.seats import InProcessSeat, RemoteSeat
 from waraq.referee.records.record_file import RecordWriter, read_record
 from waraq.v1 import bot_pb2 as pb
 
@@ -81,7 +82,8 @@ def test_a_seat_on_a_closed_channel_is_a_crash_fault_not_an_exception():
         return raised.value
 
     fault = asyncio.run(open_on_closed_channel())
-    assert fault.kind == FaultKind.CRASH and "closed" in fault.detail
+    assert (fault.code, fault.kind, fault.lost) == (FaultCode.OPEN_FAILED, FaultKind.CRASH, True)
+    assert "closed" in fault.detail
 
 
 def test_in_process_seats_play_the_same_match_as_play_match(tmp_path):

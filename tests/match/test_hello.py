@@ -61,23 +61,49 @@ def reply(games: dict[str, list[int]], protocol_version: int = wire.PROTOCOL_VER
 # -- what a Hello must say ----------------------------------------------------------------------
 
 MISMATCHES = [
-    (reply({"hokm": [4]}, 2), "hokm", 4, "its Hello declares protocol_version 2; this referee speaks 1"),
-    (reply({"hokm": [4]}, 0), "hokm", 4, "its Hello declares protocol_version 0 (unset); this referee speaks 1"),
-    (reply({}), "hokm", 4, "its Hello declares no games (HelloReply.games is empty)"),
-    (reply({"hokm": [4]}), "hand", 3, "its Hello declares games hokm [4]; this match is hand with 3 players"),
+    (
+        reply({"hokm": [4]}, 2),
+        "hokm",
+        4,
+        "wrong_protocol",
+        "its Hello declares protocol_version 2; this referee speaks 1",
+    ),
+    (
+        reply({"hokm": [4]}, 0),
+        "hokm",
+        4,
+        "wrong_protocol",
+        "its Hello declares protocol_version 0 (unset); this referee speaks 1",
+    ),
+    (reply({}), "hokm", 4, "no_games", "its Hello declares no games (HelloReply.games is empty)"),
+    (
+        reply({"hokm": [4]}),
+        "hand",
+        3,
+        "game_not_declared",
+        "its Hello declares games hokm [4]; this match is hand with 3 players",
+    ),
     (
         reply({"hokm": [2, 3], "hand": []}),
         "hokm",
         4,
+        "game_not_declared",
         "its Hello declares games hokm [2, 3], hand []; this match is hokm with 4 players",
     ),
-    (reply({"": [4]}), "hokm", 4, "its Hello declares games '' [4]; this match is hokm with 4 players"),
+    (
+        reply({"": [4]}),
+        "hokm",
+        4,
+        "game_not_declared",
+        "its Hello declares games '' [4]; this match is hokm with 4 players",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("declared", "game", "players", "problem"), MISMATCHES)
-def test_a_hello_that_does_not_declare_the_match_says_what_is_wrong(declared, game, players, problem):
-    assert hello.mismatch(declared, game, players) == problem
+@pytest.mark.parametrize(("declared", "game", "players", "code", "problem"), MISMATCHES)
+def test_a_hello_that_does_not_declare_the_match_says_what_is_wrong(declared, game, players, code, problem):
+    fault = hello.mismatch(declared, game, players)
+    assert (fault.kind, fault.code, fault.detail, fault.lost) == ("STARTUP", code, problem, True)
 
 
 def test_a_hello_may_list_a_game_twice_and_any_of_its_counts_will_do():
@@ -136,24 +162,30 @@ def run_with(
     return run_one_against_random(serve, RULES[game], BAD, tmp_path, proxied=proxied, policy=policy, time_control=TC)
 
 
-def assert_opening_forfeit(report: RunReport, game: str, detail: str) -> None:
+def assert_opening_forfeit(report: RunReport, game: str, code: str, detail: str) -> None:
     for outcome in report.outcomes:
         assert (outcome.reason, outcome.winners, outcome.faulty) == ("forfeit", OTHERS[game], (BAD,))
-        assert [(f.seat, f.kind, f.detail) for f in outcome.faults] == [(BAD, "STARTUP", detail)]
+        assert [(f.seat, f.kind, f.code, f.detail) for f in outcome.faults] == [(BAD, "STARTUP", code, detail)]
         events = read_record(outcome.record).events
         assert [e["type"] for e in events[-2:]] == ["fault", "result"]
+        assert (events[-2]["kind"], events[-2]["code"], events[-2]["detail"]) == ("STARTUP", code, detail)
         assert not any(e["type"] == "decision" for e in events), "forfeited before the first decision"
         assert events[-1]["score"] == [0] * len(events[-1]["score"])
         assert verify_record(outcome.record).ok
 
 
 BOTH = {"hokm": [2, 3, 4], "hand": [2, 3, 4]}
-DECLARED = {  # what the bot declares, and its fault's detail in a 4-player match of {game}
-    "protocol 2": (reply(BOTH, 2), "its Hello declares protocol_version 2; this referee speaks 1"),
-    "no games": (reply({}), "its Hello declares no games (HelloReply.games is empty)"),
-    "other game": (reply({"hokm": [4]}), "its Hello declares games hokm [4]; this match is {game} with 4 players"),
+DECLARED = {  # what the bot declares, and its fault's code and detail in a 4-player match of {game}
+    "protocol 2": (reply(BOTH, 2), "wrong_protocol", "its Hello declares protocol_version 2; this referee speaks 1"),
+    "no games": (reply({}), "no_games", "its Hello declares no games (HelloReply.games is empty)"),
+    "other game": (
+        reply({"hokm": [4]}),
+        "game_not_declared",
+        "its Hello declares games hokm [4]; this match is {game} with 4 players",
+    ),
     "other count": (
         reply({"hokm": [2, 3], "hand": [2, 3]}),
+        "game_not_declared",
         "its Hello declares games hokm [2, 3], hand [2, 3]; this match is {game} with 4 players",
     ),
 }
@@ -165,19 +197,20 @@ DECLARED = {  # what the bot declares, and its fault's detail in a 4-player matc
 def test_a_bot_seated_in_a_match_its_hello_does_not_declare_forfeits_it_with_a_startup_fault(
     case, game, policy, tmp_path
 ):
-    declared, detail = DECLARED[case]
+    declared, code, detail = DECLARED[case]
     if case == "other game" and game == "hokm":  # the other game of a Hokm match is Hand
         declared = reply({"hand": [4]})
         detail = "its Hello declares games hand [4]; this match is hokm with 4 players"
     report, _, _ = run_with(declared, game, policy, tmp_path)
-    assert_opening_forfeit(report, game, detail.format(game=game))
+    assert_opening_forfeit(report, game, code, detail.format(game=game))
 
 
 def test_a_hello_answered_with_bytes_that_are_no_hello_reply_is_a_startup_fault(tmp_path):
     # The proxy turns the marked Hello reply into 0xFF bytes: gRPC cannot read it, the bot never got ready.
     report, spec, done = run_with(reply(GAMES, name=marked_note("garbage")), "hokm", "forfeit", tmp_path, proxied=True)
     assert done == ["garbage"]
-    assert_opening_forfeit(report, "hokm", f"{spec} answered Hello with bytes that are no HelloReply")
+    detail = f"{spec} answered Hello with bytes that are no HelloReply"
+    assert_opening_forfeit(report, "hokm", "hello_unreadable", detail)
 
 
 # -- a process that gives no name --------------------------------------------------------------
@@ -222,10 +255,11 @@ def test_a_ladder_charges_a_bot_that_declares_another_game_and_suspends_it_while
     with sqlite3.connect(path / "ladder.sqlite") as db:
         status, reason = db.execute("SELECT status, reason FROM bots WHERE name = 'wrong'").fetchone()
         kinds = db.execute(
-            "SELECT DISTINCT f.kind, f.detail FROM faults f JOIN bots b ON b.id = f.bot_id WHERE b.name = 'wrong'"
+            "SELECT DISTINCT f.kind, f.code, f.detail FROM faults f JOIN bots b ON b.id = f.bot_id"
+            " WHERE b.name = 'wrong'"
         ).fetchall()
         rated = db.execute("SELECT COUNT(*) FROM matches WHERE status = 'rated'").fetchone()[0]
     problem = "its Hello declares games hand [4]; this match is hokm with 4 players"
     assert status == "suspended" and reason.startswith("3 matches with a crash or start-up fault") and problem in reason
-    assert kinds == [("STARTUP", problem)]
+    assert kinds == [("STARTUP", "game_not_declared", problem)]
     assert rated >= 8  # the ladder reached its matches: the wrong bot's forfeits are rated losses too

@@ -41,6 +41,7 @@ from waraq.bots.server import start_server
 from waraq.referee.games.hand.rules import PRESETS as HAND
 from waraq.referee.games.hokm.engine import new_match
 from waraq.referee.games.hokm.rules import HokmRules
+from waraq.referee.match.faults import FaultCode
 from waraq.referee.match.play import TimeControl
 from waraq.referee.match.runner import RunReport
 from waraq.referee.match.seats import REPLY_LIMIT, Question, RemoteSeat, open_channel
@@ -59,6 +60,7 @@ STREAM_BROKE = "the stream broke: "
 @dataclass(frozen=True)
 class Expected:
     kind: str
+    code: str  # docs/records.md "### Fault codes"
     detail: str  # a regular expression the fault's detail must match
     lost: bool = True  # the stream is gone: a forfeit at once under either policy
 
@@ -66,24 +68,28 @@ class Expected:
 # The bot's own misbehaviours (the proxy forwards them untouched); then the proxy's corruptions.
 SCENARIOS = {
     "untouched": None,  # the proxy alone: no fault at all
-    "oversize": Expected("MALFORMED", rf"over the referee's limit of {REPLY_LIMIT} bytes .*larger than max"),
-    "over_limit": Expected("MALFORMED", rf"over the referee's limit of {REPLY_LIMIT} bytes"),
-    "not_a_reply": Expected("MALFORMED", "not a reply", lost=False),
-    "think_nan": Expected("MALFORMED", r"think_ms nan: expected a finite number", lost=False),
-    "think_negative": Expected("MALFORMED", r"think_ms -5\.0: expected a finite number", lost=False),
-    "hang_up": Expected("CRASH", "closed the stream before replying"),
-    "abort": Expected("CRASH", STREAM_BROKE + "PERMISSION_DENIED: no more"),
-    "resource_exhausted": Expected("CRASH", STREAM_BROKE + "RESOURCE_EXHAUSTED: out of memory"),
-    "garbage": Expected("MALFORMED", r"the bot sent \d+ bytes that are no BotMessage"),
-    "shorter_prefix": Expected("MALFORMED", r"the bot sent \d+ bytes that are no BotMessage"),
-    "longer_prefix": Expected("TIMEOUT", r"no reply within 600 ms"),
-    "huge_prefix": Expected("MALFORMED", rf"over the referee's limit of {REPLY_LIMIT} bytes .*1073741824"),
-    "compressed": Expected("CRASH", STREAM_BROKE + "INTERNAL: .*[Cc]ompress"),
-    "truncate": Expected("CRASH", STREAM_BROKE + "UNAVAILABLE"),
-    "reset": Expected("CRASH", STREAM_BROKE + "UNAVAILABLE"),
-    "http2_garbage": Expected("CRASH", STREAM_BROKE + ".*HTTP/2"),
-    "rst_stream": Expected("CRASH", STREAM_BROKE + "INTERNAL: .*RST_STREAM"),
-    "close_window": Expected("TIMEOUT", r"no reply within 600 ms"),
+    "oversize": Expected(
+        "MALFORMED", "reply_too_big", rf"over the referee's limit of {REPLY_LIMIT} bytes .*larger than max"
+    ),
+    "over_limit": Expected("MALFORMED", "reply_too_big", rf"over the referee's limit of {REPLY_LIMIT} bytes"),
+    "not_a_reply": Expected("MALFORMED", "not_a_reply", "not a reply", lost=False),
+    "think_nan": Expected("MALFORMED", "bad_think_ms", r"think_ms nan: expected a finite number", lost=False),
+    "think_negative": Expected("MALFORMED", "bad_think_ms", r"think_ms -5\.0: expected a finite number", lost=False),
+    "hang_up": Expected("CRASH", "stream_closed", "closed the stream before replying"),
+    "abort": Expected("CRASH", "stream_broken", STREAM_BROKE + "PERMISSION_DENIED: no more"),
+    "resource_exhausted": Expected("CRASH", "stream_broken", STREAM_BROKE + "RESOURCE_EXHAUSTED: out of memory"),
+    "garbage": Expected("MALFORMED", "not_a_message", r"the bot sent \d+ bytes that are no BotMessage"),
+    "shorter_prefix": Expected("MALFORMED", "not_a_message", r"the bot sent \d+ bytes that are no BotMessage"),
+    "longer_prefix": Expected("TIMEOUT", "no_reply", r"no reply within 600 ms"),
+    "huge_prefix": Expected(
+        "MALFORMED", "reply_too_big", rf"over the referee's limit of {REPLY_LIMIT} bytes .*1073741824"
+    ),
+    "compressed": Expected("CRASH", "stream_broken", STREAM_BROKE + "INTERNAL: .*[Cc]ompress"),
+    "truncate": Expected("CRASH", "stream_broken", STREAM_BROKE + "UNAVAILABLE"),
+    "reset": Expected("CRASH", "stream_broken", STREAM_BROKE + "UNAVAILABLE"),
+    "http2_garbage": Expected("CRASH", "stream_broken", STREAM_BROKE + ".*HTTP/2"),
+    "rst_stream": Expected("CRASH", "stream_broken", STREAM_BROKE + "INTERNAL: .*RST_STREAM"),
+    "close_window": Expected("TIMEOUT", "no_reply", r"no reply within 600 ms"),
 }
 BOT_MODES = {
     "oversize", "over_limit", "not_a_reply", "think_nan", "think_negative", "hang_up", "abort", "resource_exhausted"
@@ -127,8 +133,12 @@ def test_every_hostile_reply_is_a_typed_fault_of_its_seat_and_the_run_goes_on(sc
             assert not faults and outcome.reason == "score"
             continue
         (fault,) = faults
-        assert [(f.seat, f.kind, f.detail) for f in outcome.faults] == [(BAD, expected.kind, fault["detail"])]
-        assert (fault["seat"], fault["kind"], fault["round"]) == (BAD, expected.kind, 1)
+        code = "open_timed_out" if scenario == "close_window" and number == 1 else expected.code
+        assert [(f.seat, f.kind, f.code, f.detail) for f in outcome.faults] == [
+            (BAD, expected.kind, code, fault["detail"])
+        ]
+        assert (fault["seat"], fault["kind"], fault["code"], fault["round"]) == (BAD, expected.kind, code, 1)
+        assert FaultCode(code).lost == expected.lost  # what the policy did with it is what its code says
         if scenario == "close_window" and number == 1:
             # The window stays shut: the next match cannot even send the bot its MatchStart.
             assert fault["detail"] == "could not open the Play stream: the bot took no MatchStart within 600 ms"
@@ -208,6 +218,6 @@ def test_a_health_check_answered_with_garbage_is_a_startup_fault_and_the_run_goe
     report, _, _ = run_one_against_random(_garbage_health, RULES["hokm"], BAD, tmp_path, time_control=tc)
     for outcome in report.outcomes:
         assert (outcome.reason, outcome.winners, outcome.faulty) == ("forfeit", OTHERS["hokm"], (BAD,))
-        assert [(f.seat, f.kind) for f in outcome.faults] == [(BAD, "STARTUP")]
+        assert [(f.seat, f.kind, f.code) for f in outcome.faults] == [(BAD, "STARTUP", "not_ready")]
         assert "was not ready within 1000 ms" in outcome.faults[0].detail
         assert verify_record(outcome.record).ok

@@ -27,7 +27,8 @@ from waraq.referee.games.hand.melds import CARD_NAMES as HAND_CARDS
 from waraq.referee.games.hand.rules import PRESETS as HAND_PRESETS
 from waraq.referee.games.hokm import engine as hokm
 from waraq.referee.games.hokm.rules import PRESETS as HOKM_PRESETS
-from waraq.referee.match.seats import Fault, Question, Unreadable, _answer, _deserialize
+from waraq.referee.match.faults import Fault
+from waraq.referee.match.seats import Question, Unreadable, _answer, _deserialize
 from waraq.referee.wire import codec as wire
 from waraq.v1 import bot_pb2 as pb
 
