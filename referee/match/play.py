@@ -40,6 +40,7 @@ from enum import StrEnum
 from typing import Any
 
 from waraq.referee.games import registry
+from waraq.referee.games.results import ResultReason
 from waraq.referee.match import secret_deals
 from waraq.referee.match.faults import Fault, FaultCode
 from waraq.referee.match.seats import Answer, Question, Seat
@@ -114,7 +115,7 @@ class MatchOutcome:
     match_id: str
     seed: int
     winners: tuple[int, ...]
-    reason: str  # "score", "bam" (Hokm), "forfeit", "aborted"
+    reason: ResultReason
     score: tuple[int, ...]
     faulty: tuple[int, ...] = ()
     faults: list[FaultRecord] = field(default_factory=list)
@@ -125,7 +126,7 @@ class MatchOutcome:
 def referee_error_result(error: BaseException) -> dict[str, Any]:
     """The ``result`` line of a match aborted by the referee's own error (docs/records.md "#### Reasons")."""
     detail = f"referee error: {type(error).__name__}: {error}"
-    return {"type": "result", "score": [], "winners": [], "reason": "aborted", "detail": detail}
+    return {"type": "result", "score": [], "winners": [], "reason": ResultReason.ABORTED, "detail": detail}
 
 
 def abort_on_referee_error(error: BaseException, record: RecordWriter | None) -> None:
@@ -282,12 +283,12 @@ class _Run:
                 "type": "result",
                 "score": list(score),
                 "winners": list(winners),
-                "reason": "forfeit",
+                "reason": ResultReason.FORFEIT,
                 "faulty": list(faulty),
             }
         )
-        self.end = pb.MatchEnd(winners=winners, reason="forfeit", score=score, faulty=faulty)
-        return self.outcome(winners, "forfeit", score, faulty)
+        self.end = pb.MatchEnd(winners=winners, reason=ResultReason.FORFEIT, score=score, faulty=faulty)
+        return self.outcome(winners, ResultReason.FORFEIT, score, faulty)
 
     def outcome(self, winners, reason, score, faulty=()) -> MatchOutcome:
         return MatchOutcome(

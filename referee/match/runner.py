@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from waraq.referee.games.registry import game_of_rules
+from waraq.referee.games.results import ResultReason
 from waraq.referee.launch import sandbox
 from waraq.referee.launch.bots import BotSpec, Endpoint
 from waraq.referee.match import secret_deals
@@ -169,7 +170,7 @@ async def _one_match(config: RunConfig, seed: int, endpoints: Sequence[Endpoint]
         raise  # not the match's fault: the run stops (see run)
     except Exception as error:  # a referee bug: this match is aborted, the run goes on
         abort_on_referee_error(error, record)
-        return MatchOutcome(mid, seed, (), "aborted", (), record=str(record.path) if record else None)
+        return MatchOutcome(mid, seed, (), ResultReason.ABORTED, (), record=str(record.path) if record else None)
     finally:
         if record is not None:
             record.close()

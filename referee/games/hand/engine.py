@@ -144,6 +144,7 @@ from waraq.referee.games.hand.melds import (
 )
 from waraq.referee.games.hand.rules import HAND_SIZE, HandRules
 from waraq.referee.games.replaying import ReplayError
+from waraq.referee.games.results import Result, ResultReason
 from waraq.referee.games.state import LoggedState, decision_event
 
 GAME = "hand"
@@ -201,13 +202,6 @@ class Turn:
     def __post_init__(self) -> None:
         if type(self.steps) is not tuple:
             object.__setattr__(self, "steps", tuple(self.steps))
-
-
-@dataclass(frozen=True, slots=True)
-class Result:
-    winners: tuple[int, ...]
-    reason: str  # "score" or "aborted"
-    score: tuple[int, ...]
 
 
 # -- dealers ----------------------------------------------------------------------
@@ -707,7 +701,7 @@ class HandState(LoggedState):
         if went_out:
             self._end_round(seat, hand_finish)
         elif self.turns >= MAX_TURNS:
-            self._finish("aborted")
+            self._finish(ResultReason.ABORTED)
         else:
             self._start_turn((seat + 1) % self.players)
 
@@ -745,7 +739,7 @@ class HandState(LoggedState):
         )
         self.voids = 0
         if self.round >= self.rules.rounds:
-            self._finish("score")
+            self._finish(ResultReason.SCORE)
             return
         self.round += 1
         self._deal()
@@ -766,14 +760,14 @@ class HandState(LoggedState):
         )
         self.voids += 1
         if self.voids >= MAX_VOIDS:
-            self._finish("aborted")
+            self._finish(ResultReason.ABORTED)
             return
         self._deal()
 
-    def _finish(self, reason: str) -> None:
+    def _finish(self, reason: ResultReason) -> None:
         scores = self.scores
         winners: tuple[int, ...] = ()
-        if reason == "score":
+        if reason == ResultReason.SCORE:
             low = min(scores)
             winners = tuple(s for s in range(self.players) if scores[s % self.teams] == low)
         self.result = Result(winners, reason, tuple(scores))

@@ -45,6 +45,7 @@ from waraq.referee.games.cards import CARD_NAMES, JACK, SUIT_NAMES, SUITS, CardE
 from waraq.referee.games.dealers import FixedDealer, SeededDealer
 from waraq.referee.games.hokm.rules import HokmRules
 from waraq.referee.games.replaying import ReplayError
+from waraq.referee.games.results import Result, ResultReason
 from waraq.referee.games.state import LoggedState, decision_event
 
 GAME = "hokm"
@@ -117,13 +118,6 @@ class DrawStep:
     choice: str  # KEEP or PASS
     second: int | None  # after PASS, the card that joined the hand; after KEEP, the burned
     # card if ``burn_visible``, else None: it went unseen
-
-
-@dataclass(frozen=True, slots=True)
-class Result:
-    winners: tuple[int, ...]
-    reason: str  # "score", "bam", or "aborted" (MAX_ROUNDS: no winners)
-    score: tuple[int, ...]
 
 
 class HokmView(NamedTuple):
@@ -645,10 +639,10 @@ class HokmState(LoggedState):
             event["bam"] = bam
         self._log.append(event)
         if bam == "won" or self.scores[team] >= rules.target_score:
-            self._finish(team, "bam" if bam == "won" else "score")
+            self._finish(team, ResultReason.BAM if bam == "won" else ResultReason.SCORE)
             return
         if self.round >= MAX_ROUNDS:
-            self._finish(None, "aborted")
+            self._finish(None, ResultReason.ABORTED)
             return
         self.hakem = self._next_hakem(won_by_hakem=team == hakem_team)
         self._start_round()
@@ -661,7 +655,7 @@ class HokmState(LoggedState):
             return (self.hakem - 1) % self.players
         return self.hakem
 
-    def _finish(self, team: int | None, reason: str) -> None:
+    def _finish(self, team: int | None, reason: ResultReason) -> None:
         """The match is over: won by ``team``, or by nobody (None: aborted)."""
         winners = () if team is None else self.team_seats(team)
         self.result = Result(winners, reason, tuple(self.scores))
