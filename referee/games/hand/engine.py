@@ -30,7 +30,10 @@ starts with a draw, then one ``TURN`` decision:
   one card to discard, which must still be in hand with at least that one
   card left. Discarding the last card goes out. There are too many turns to
   list: :meth:`HandState.legal_actions` is empty for ``TURN``, and the turn is
-  checked as a whole.
+  checked as a whole, step by step, by :class:`PartialTurn`: the one owner of
+  these rules. A bot may build its turn on one from its view alone, or check
+  a whole turn with :func:`check_turn`, and be refused exactly as the referee
+  would refuse it.
 
 A seat that has not opened may not add or swap. It opens, during a turn, once
 the melds it laid in that turn are worth ``opening_points`` together (ace 11,
@@ -174,9 +177,10 @@ CARDS = len(CARD_NAMES)
 
 __all__ = [
     "GAME", "HandKind", "KINDS", "TAKE", "TURN", "STOCK", "DISCARD_PILE", "Turn", "Meld", "Add", "Swap", "Step",
-    "TableMeld", "HandState", "HandView", "Result", "IllegalAction", "ActionError", "ReplayError",
+    "TableMeld", "PartialTurn", "check_turn", "HandState", "HandView", "Result", "IllegalAction", "ActionError",
+    "ReplayError",
     "SeededHandDealer", "FixedHandDealer", "new_match", "deal_order", "stack_deck", "action_to_json",
-    "action_from_json", "iter_replay", "replay", "dealer_from_events",
+    "action_from_json", "iter_replay", "replay", "dealer_from_events", "ENGINE_EVENTS",
 ]
 
 
@@ -600,92 +604,20 @@ class HandState(LoggedState):
     # -- a turn -------------------------------------------------------------
 
     def _play(self, seat: int, turn: Turn, check: bool) -> tuple[list[int], list[TableMeld], bool, bool]:
-        """The hand, table and opened flag after ``turn``'s steps and discard, and whether
-        it touched another seat's meld; computed on copies, so a refusal changes
-        nothing. With ``check``, every rule is enforced (:class:`IllegalAction`)."""
-        hand = self.hands[seat][:]
-        table = self.table[:]
-        was_open = opened = self.opened[seat]
-        points = self.opening_points
-        laid = 0  # the value of the melds laid while not open (the opening)
-        laid_cards: set[int] = set()
-        touched = False
-        steps = turn.steps
-        if check and (type(steps) is not tuple or type(turn.discard) is not int):
-            raise IllegalAction(f"seat {seat} answered TURN with {turn!r}: expected steps and a card")
-        for number, step in enumerate(steps, 1):
-            try:
-                kind = type(step)
-                if kind is Meld:
-                    cards = step.cards
-                    _take_out(hand, cards, check)
-                    meld_kind, ordered, joker_as = check_meld(cards)
-                    table.append(TableMeld(seat, meld_kind, ordered, joker_as))
-                    laid_cards.update(cards)
-                    if not opened:
-                        laid += meld_value(meld_kind, ordered, joker_as)
-                        opened = laid >= points
-                elif kind is Add or kind is Swap:
-                    if check:
-                        _check_may_touch(opened, laid, points, table, step.meld)
-                    target = table[step.meld]
-                    if kind is Add:
-                        _take_out(hand, step.cards, check)
-                        grown = check_add(target, step.cards, step.at)
-                    else:
-                        card = step.card
-                        _take_out(hand, (card,), check)
-                        grown = check_swap(target, card)
-                        insort(hand, target.joker)  # type: ignore[arg-type]
-                    table[step.meld] = grown
-                    touched = touched or target.owner != seat
-                else:
-                    raise _Refused("is not a step: expected Meld, Add or Swap")
-            except (_Refused, MeldError) as error:
-                raise IllegalAction(f"seat {seat} step {number} {_describe(step)}: {error}") from None
+        """The hand (sorted), table and opened flag after ``turn``'s steps and discard, and
+        whether it touched another seat's meld; computed on copies (a :class:`PartialTurn`),
+        so a refusal changes nothing. With ``check``, every rule is enforced
+        (:class:`IllegalAction`)."""
+        played = PartialTurn(seat, self.hands[seat], self.table, self.opened[seat], self.opening_points, self.took)
         if check:
-            self._check_end(seat, turn.discard, hand, table, was_open, laid, laid_cards)
+            played.play(turn)
+        else:
+            for step in turn.steps:
+                played._take(step, False)
+        hand = played.hand
         hand.remove(turn.discard)
-        return hand, table, opened, touched
-
-    def _check_end(
-        self,
-        seat: int,
-        discard: int,
-        hand: list[int],
-        table: list[TableMeld],
-        was_open: bool,
-        laid: int,
-        laid_cards: set[int],
-    ) -> None:
-        """The rules on the turn as a whole: the opening's value, the taken discard on
-        the table, a card left to discard and that card."""
-        points = self.opening_points
-        if not was_open and laid_cards and laid < points:
-            raise IllegalAction(
-                f"seat {seat} turn: an opening must be worth {points} or more: "
-                f"these melds are worth {laid}"
-            )
-        took = self.took
-        if took is not None and not any(took in m.cards for m in table):
-            raise IllegalAction(
-                f"seat {seat} turn: took {CARD_NAMES[took]} from the discard pile, so it must "
-                "lay it in a meld or add it to one this turn"
-            )
-        if took is not None and not was_open and took not in laid_cards:
-            raise IllegalAction(
-                f"seat {seat} turn: took {CARD_NAMES[took]} from the discard pile before opening, "
-                f"so it must be part of an opening worth {points} or more: it is in none of the "
-                "melds laid this turn"
-            )
-        if not hand:
-            raise IllegalAction(
-                f"seat {seat} turn: keeps no card to discard: one card must stay in hand after melding"
-            )
-        if discard not in hand:
-            shown = CARD_NAMES[discard] if 0 <= discard < CARDS else discard
-            held = ", ".join(CARD_NAMES[c] for c in hand)
-            raise IllegalAction(f"seat {seat} discard {shown!r}: does not hold it (holds {held})")
+        hand.sort()  # a joker won back stands where its card stood; the state keeps hands sorted
+        return hand, played.table, played.opened, played.touched
 
     def _commit(self, seat: int, turn: Turn, played: tuple[list[int], list[TableMeld], bool, bool]) -> None:
         hand, table, opened, touched = played
@@ -781,25 +713,203 @@ class HandState(LoggedState):
 # -- checking steps -------------------------------------------------------------------
 
 
-def _take_out(hand: list[int], cards: Sequence[int], check: bool) -> None:
-    """Remove ``cards`` from ``hand``; with ``check``, refuse cards not held (or not cards)."""
-    if check:
-        if type(cards) is not tuple or not cards:
-            raise _Refused(f"expected a tuple of cards, got {cards!r}")
-        for card in cards:
-            if type(card) is not int or not 0 <= card < CARDS:
-                raise _Refused(f"{card!r} is not a card")
-        if len(set(cards)) != len(cards):
-            twice = next(c for c in cards if cards.count(c) > 1)
-            raise _Refused(f"{CARD_NAMES[twice]} is listed twice")
-        strangers = [c for c in cards if c not in hand]
-        if strangers:
-            raise _Refused(
-                f"does not hold {', '.join(CARD_NAMES[c] for c in strangers)} "
-                f"(holds {', '.join(CARD_NAMES[c] for c in hand) or 'nothing'})"
+class PartialTurn:
+    """A TURN under way: the seat's hand and the table after the steps taken so far.
+
+    The one owner of the rules of a turn (the module docstring, "A turn"): the
+    referee checks every :class:`Turn` with one (:meth:`play`), its trusted door
+    takes the same steps unchecked, :meth:`HandState.random_action` builds its
+    turns on one, and so may a bot, from its view alone (:meth:`of_view`, and
+    :mod:`waraq.bots.hand_turn`): :meth:`step` takes one step or refuses it as
+    the referee would, :meth:`problem` says whether the turn could end here,
+    :meth:`finish` ends it with a discard. Pure: it works on its own copies of
+    the hand and the table.
+
+    The hand keeps the order it was given in: a card leaves its place and a
+    joker won back takes the place of the card that won it (a bot's search may
+    walk the hand in its own order; the state sorts its hands).
+    """
+
+    __slots__ = (
+        "seat", "hand", "table", "was_open", "opened", "points", "took", "laid", "laid_cards", "touched", "steps",
+    )
+
+    def __init__(
+        self,
+        seat: int,
+        hand: Iterable[int],
+        table: Iterable[TableMeld],
+        opened: bool,
+        opening_points: int,
+        took: int | None = None,
+    ) -> None:
+        self.seat = seat
+        self.hand = list(hand)  # held now; the taken discard, ``took``, among them at the start
+        self.table = list(table)
+        self.was_open = self.opened = opened  # opened before the turn / by now
+        self.points = opening_points
+        self.took = took  # the card taken from the discard pile this turn, if one was
+        self.laid = 0  # what the melds laid this turn are worth (an opening is measured by it)
+        self.laid_cards: set[int] = set()  # the cards of the melds laid this turn
+        self.touched = False  # an addition or swap touched another seat's meld
+        self.steps: list[Step] = []
+
+    @classmethod
+    def of_view(cls, view: HandView) -> PartialTurn:
+        """The turn ``view``'s seat is asked to play, before its first step (a TURN view of
+        the seat to act: the seat's view is all it takes)."""
+        if view.kind != TURN or view.to_act != view.seat:
+            raise IllegalAction(
+                f"seat {view.seat} has no turn to play: the pending decision is {view.kind} "
+                f"of seat {view.to_act}"
             )
+        return cls(view.seat, view.hand, view.melds, view.opened[view.seat], view.rules.opening_points, view.took)
+
+    def copy(self) -> PartialTurn:
+        new = PartialTurn.__new__(PartialTurn)
+        new.seat, new.was_open, new.opened, new.points = self.seat, self.was_open, self.opened, self.points
+        new.took, new.laid, new.touched = self.took, self.laid, self.touched
+        new.hand = self.hand[:]
+        new.table = self.table[:]
+        new.laid_cards = set(self.laid_cards)
+        new.steps = self.steps[:]
+        return new
+
+    # -- steps -----------------------------------------------------------------
+
+    def step(self, step: Step) -> None:
+        """Take ``step``, or raise :class:`IllegalAction` as the referee words it (seat,
+        step number, why) and change nothing."""
+        self._take(step, True)
+
+    def play(self, turn: Turn) -> None:
+        """Take all of ``turn``'s steps and check its end, as :meth:`HandState.apply` does:
+        :class:`IllegalAction` at the first rule broken. The discard stays in :attr:`hand`."""
+        if type(turn.steps) is not tuple or type(turn.discard) is not int:
+            raise IllegalAction(f"seat {self.seat} answered TURN with {turn!r}: expected steps and a card")
+        for step in turn.steps:
+            self._take(step, True)
+        self.check_discard(turn.discard)
+
+    def _take(self, step: Step, check: bool) -> None:
+        """One step; with ``check`` every rule on it is enforced, and everything is checked
+        before anything changes. Unchecked, a step is trusted to be legal."""
+        hand, table = self.hand, self.table
+        try:
+            kind = type(step)
+            if kind is Meld:
+                cards = step.cards  # type: ignore[union-attr]
+                if check:
+                    _check_held(hand, cards)
+                meld_kind, ordered, joker_as = check_meld(cards)
+                for card in cards:
+                    hand.remove(card)
+                table.append(TableMeld(self.seat, meld_kind, ordered, joker_as))
+                self.laid_cards.update(cards)
+                self.laid += meld_value(meld_kind, ordered, joker_as)
+                self.opened = self.opened or self.laid >= self.points
+            elif kind is Add or kind is Swap:
+                index = step.meld  # type: ignore[union-attr]
+                if check:
+                    _check_may_touch(self.opened, self.laid, self.points, table, index)
+                target = table[index]
+                if kind is Add:
+                    cards = step.cards  # type: ignore[union-attr]
+                    if check:
+                        _check_held(hand, cards)
+                    grown = check_add(target, cards, step.at)  # type: ignore[union-attr]
+                    for card in cards:
+                        hand.remove(card)
+                else:
+                    card = step.card  # type: ignore[union-attr]
+                    if check:
+                        _check_held(hand, (card,))
+                    grown = check_swap(target, card)
+                    hand[hand.index(card)] = target.joker  # type: ignore[assignment]
+                table[index] = grown
+                self.touched = self.touched or target.owner != self.seat
+            else:
+                raise _Refused("is not a step: expected Meld, Add or Swap")
+        except (_Refused, MeldError) as error:
+            raise IllegalAction(f"seat {self.seat} step {len(self.steps) + 1} {_describe(step)}: {error}") from None
+        self.steps.append(step)
+
+    # -- the end -----------------------------------------------------------------
+
+    @property
+    def needs_use(self) -> bool:
+        """The taken discard is in hand: some step must still put it on the table."""
+        return self.took is not None and self.took in self.hand
+
+    def problem(self) -> str | None:
+        """Why the turn could not end here, whatever it discards, as the referee words it;
+        None when it could (with any card held)."""
+        seat, points, took, was_open = self.seat, self.points, self.took, self.was_open
+        if not was_open and self.laid_cards and self.laid < points:
+            return f"seat {seat} turn: an opening must be worth {points} or more: these melds are worth {self.laid}"
+        if took is not None and not any(took in m.cards for m in self.table):
+            return (
+                f"seat {seat} turn: took {CARD_NAMES[took]} from the discard pile, so it must "
+                "lay it in a meld or add it to one this turn"
+            )
+        if took is not None and not was_open and took not in self.laid_cards:
+            return (
+                f"seat {seat} turn: took {CARD_NAMES[took]} from the discard pile before opening, "
+                f"so it must be part of an opening worth {points} or more: it is in none of the "
+                "melds laid this turn"
+            )
+        return self.dead_end()
+
+    def dead_end(self) -> str | None:
+        """Why no steps that follow could make the turn legal, or None: a turn ends with a
+        discard, and once the hand is empty no step brings a card back (a swap gives one
+        for the joker)."""
+        if not self.hand:
+            return f"seat {self.seat} turn: keeps no card to discard: one card must stay in hand after melding"
+        return None
+
+    def check_discard(self, discard: int) -> None:
+        """Raise :class:`IllegalAction` unless the turn may end here by discarding ``discard``."""
+        problem = self.problem()
+        if problem is not None:
+            raise IllegalAction(problem)
+        if discard not in self.hand:
+            shown = CARD_NAMES[discard] if type(discard) is int and 0 <= discard < CARDS else discard
+            held = ", ".join(CARD_NAMES[c] for c in sorted(self.hand))
+            raise IllegalAction(f"seat {self.seat} discard {shown!r}: does not hold it (holds {held})")
+
+    def finish(self, discard: int) -> Turn:
+        """The whole turn, its steps so far then ``discard``; :class:`IllegalAction` if the
+        referee would refuse it."""
+        self.check_discard(discard)
+        return Turn(tuple(self.steps), discard)
+
+
+def check_turn(view: HandView, turn: Any) -> None:
+    """Raise :class:`IllegalAction`, in the referee's words, unless ``turn`` is a legal
+    answer to ``view``'s TURN decision (the view of the seat to act); changes nothing.
+    The referee's own check (:meth:`HandState.apply`) is this one, on the state."""
+    if type(turn) is not Turn:
+        raise IllegalAction(f"seat {view.seat} answered TURN with {turn!r}: expected a Turn(steps, discard)")
+    PartialTurn.of_view(view).play(turn)
+
+
+def _check_held(hand: list[int], cards: Sequence[int]) -> None:
+    """Refuse ``cards`` unless they are a tuple of distinct cards, all held."""
+    if type(cards) is not tuple or not cards:
+        raise _Refused(f"expected a tuple of cards, got {cards!r}")
     for card in cards:
-        hand.remove(card)
+        if type(card) is not int or not 0 <= card < CARDS:
+            raise _Refused(f"{card!r} is not a card")
+    if len(set(cards)) != len(cards):
+        twice = next(c for c in cards if cards.count(c) > 1)
+        raise _Refused(f"{CARD_NAMES[twice]} is listed twice")
+    strangers = [c for c in cards if c not in hand]
+    if strangers:
+        raise _Refused(
+            f"does not hold {', '.join(CARD_NAMES[c] for c in strangers)} "
+            f"(holds {', '.join(CARD_NAMES[c] for c in sorted(hand)) or 'nothing'})"
+        )
 
 
 def _check_may_touch(opened: bool, laid: int, points: int, table: list[TableMeld], index: Any) -> None:
@@ -843,46 +953,34 @@ class _RandomTurn:
     def __init__(self, state: HandState, rng: random.Random) -> None:
         self.state = state
         self.rng = rng
-        self.seat = seat = state.to_act
-        self.hand = state.hands[seat][:]
-        self.table = state.table[:]
-        self.opened = state.opened[seat]
-        self.steps: list[Step] = []
+        seat = state.to_act
+        assert seat is not None  # random_action asks only for a pending TURN
+        self.turn = turn = PartialTurn(
+            seat, state.hands[seat], state.table, state.opened[seat], state.opening_points, state.took
+        )
+        self.hand = turn.hand  # the same list, kept sorted (see _step)
+        self.table = turn.table
 
     def build(self) -> Turn:
         state, rng = self.state, self.rng
+        turn = self.turn
         if state.took is not None:
             for step in rng.choice(state.uses()):
-                self._step(step)
-            self.opened = True  # a use by a seat not open is a whole opening
-        if not self.opened and rng.random() < 0.9:
+                self._step(step)  # a use by a seat not open is a whole opening
+        if not turn.opened and rng.random() < 0.9:
             value, melds = best_opening(self.hand, keep=1)
             if value >= state.opening_points:
                 for cards in melds:
                     self._step(Meld(cards))
-                self.opened = True
-        if self.opened:
+        if turn.opened:
             self._lay_more()
             self._add_singles()
-        return Turn(tuple(self.steps), rng.choice(self.hand))
+        return turn.finish(rng.choice(self.hand))
 
     def _step(self, step: Step) -> None:
-        hand, table = self.hand, self.table
-        if type(step) is Meld:
-            kind, ordered, joker_as = check_meld(step.cards)
-            for card in step.cards:
-                hand.remove(card)
-            table.append(TableMeld(self.seat, kind, ordered, joker_as))
-        elif type(step) is Add:
-            table[step.meld] = check_add(table[step.meld], step.cards, step.at)
-            for card in step.cards:
-                hand.remove(card)
-        else:
-            target = table[step.meld]
-            table[step.meld] = check_swap(target, step.card)
-            hand.remove(step.card)
-            insort(hand, target.joker)  # type: ignore[arg-type]
-        self.steps.append(step)
+        self.turn.step(step)
+        if type(step) is Swap:
+            self.hand.sort()  # the joker won back where the state's sorted hand would hold it
 
     def _lay_more(self) -> None:
         rng = self.rng
