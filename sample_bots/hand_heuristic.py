@@ -3,7 +3,7 @@
 It decides from one seat's :class:`~waraq.referee.games.hand.engine.HandView` alone, as a
 bot over the wire does, and keeps nothing between calls. It builds each turn
 on a :class:`~waraq.bots.hand_turn.TurnBuilder`, which refuses what the
-referee would refuse, so its turns are always legal.
+referee would refuse (it asks the engine), so its turns are always legal.
 
 How it plays (docs/rules.md "## Hand": never opening costs 100, so open early;
 a card left in hand costs its value, a joker 15):
@@ -14,7 +14,9 @@ a card left in hand costs its value, a joker 15):
   ``opening_points``.
 * **Once opened:** every meld the same search finds, every table joker it can
   swap for the card it stands for, every card that fits a table meld; looped
-  until nothing more goes down, one card always kept to discard.
+  until nothing more goes down, one card always kept to discard. Should that
+  win a taken discard back (a joker, by a swap) and leave it in hand, the
+  turn could not end legally: it ends instead as it stood before.
 * **The joker** stays in hand for melds: never discarded while another card
   is there, added bare to a table meld only when that lets the bot go out.
 * **TAKE:** the top discard when the turn planned with it leaves the bot no
@@ -36,7 +38,6 @@ from typing import Any
 
 from waraq.bots.hand_turn import (
     TurnBuilder,
-    TurnError,
     ends_for,
     face,
     fits,
@@ -47,7 +48,17 @@ from waraq.bots.hand_turn import (
     suit,
     swaps_for,
 )
-from waraq.referee.games.hand.engine import DISCARD_PILE, STOCK, TAKE, Add, HandView, Swap, Turn
+from waraq.referee.games.hand.engine import (
+    DISCARD_PILE,
+    STOCK,
+    TAKE,
+    Add,
+    HandView,
+    IllegalAction,
+    PartialTurn,
+    Swap,
+    Turn,
+)
 from waraq.referee.games.hand.melds import best_opening, charge, discard_uses, melds_in
 
 
@@ -80,13 +91,11 @@ def choose_take(view: HandView) -> tuple[str, str]:
     seat_opened = view.opened[view.seat]
     points = view.rules.opening_points
     uses = discard_uses(list(view.hand), top, view.melds, seat_opened, points)
-    with_it = TurnBuilder(
-        view.seat, [*view.hand, top], list(view.melds), seat_opened, points, took=top, uses=uses, was_open=seat_opened
-    )
+    with_it = TurnBuilder(PartialTurn(view.seat, [*view.hand, top], view.melds, seat_opened, points, took=top), uses)
     plan_turn(with_it)
-    if with_it.needs_use or (with_it.laid and not with_it.opened):
+    if not with_it.can_end:
         return STOCK, f"no use of {name(top)} I can plan"
-    without = TurnBuilder(view.seat, list(view.hand), list(view.melds), seat_opened, points, was_open=seat_opened)
+    without = TurnBuilder(PartialTurn(view.seat, view.hand, view.melds, seat_opened, points))
     plan_turn(without)
     if _standing(with_it) <= _standing(without):
         return DISCARD_PILE, f"{name(top)} goes down: {_describe(with_it)}"
@@ -105,7 +114,11 @@ def _standing(b: TurnBuilder) -> tuple[int, int, int]:
 
 def choose_turn(view: HandView, rng: random.Random | None = None) -> tuple[Turn, str]:
     b = TurnBuilder.of(view)
-    plan_turn(b)
+    _lay_taken_and_open(b)
+    before = b.copy()
+    _lay_the_rest(b)
+    if not b.can_end:  # a swap won the taken joker back and nothing laid it again
+        b = before
     discard = choose_discard(b.hand, b.table, rng)
     out = ", out" if len(b.hand) == 1 else ""
     return b.finish(discard), f"{_describe(b)}; discard {name(discard)}{out}"
@@ -113,12 +126,22 @@ def choose_turn(view: HandView, rng: random.Random | None = None) -> tuple[Turn,
 
 def plan_turn(b: TurnBuilder) -> None:
     """Every step of the turn, on ``b``: the taken discard down, the opening, then all that fits."""
+    _lay_taken_and_open(b)
+    _lay_the_rest(b)
+
+
+def _lay_taken_and_open(b: TurnBuilder) -> None:
+    """The taken discard down, then the opening."""
     if b.needs_use:
         _use_taken(b)
     if not b.opened:
         value, melds = best_opening(b.hand, keep=1)
         if value >= b.opening_points:
             b.lay(melds)
+
+
+def _lay_the_rest(b: TurnBuilder) -> None:
+    """Once opened, everything else that fits (see :func:`_lay_everything`)."""
     if b.opened:
         _lay_everything(b)
 
@@ -130,13 +153,13 @@ def _use_taken(b: TurnBuilder) -> None:
         try:
             b.lay(melds)
             return
-        except TurnError:
+        except IllegalAction:
             pass
     for use in b.uses:
         try:
             b.apply(use)
             return
-        except TurnError:
+        except IllegalAction:
             continue
 
 

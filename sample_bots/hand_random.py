@@ -6,7 +6,9 @@ legal actions to pick from, so the bot builds one on a
 discard down one of the ways the view lists (``view.uses``), then, at
 random, its opening (when the hand holds one: a bot that never opened could
 never go out, and rounds would not end), melds, additions and joker swaps,
-and a random card to discard.
+and a random card to discard. Should those random steps win the taken
+discard back (a joker, by a swap) and not lay it again, the turn could not
+end legally: it ends instead as it stood before them.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from waraq.bots.hand_turn import TurnBuilder, TurnError, cards_of, ends_for, joined, swaps_for
+from waraq.bots.hand_turn import TurnBuilder, cards_of, ends_for, fits_at, swaps_for
 from waraq.referee.games.hand.engine import TAKE, Add, HandView, Meld, Swap
 from waraq.referee.games.hand.melds import best_opening, melds_in
 
@@ -48,7 +50,10 @@ def random_turn(view: HandView, rng: random.Random) -> Any:
         if value >= b.opening_points:
             b.lay(melds)
     if b.opened:
+        before = b.copy()
         _random_steps(b, rng)
+        if not b.can_end:  # a swap won the taken joker back and nothing laid it again
+            b = before
     return b.finish(rng.choice(b.hand))
 
 
@@ -64,15 +69,7 @@ def _random_steps(b: TurnBuilder, rng: random.Random) -> None:
         if card is not None and rng.random() < SWAP:
             b.attempt(Swap(index, card))
     for card in rng.sample(b.hand, k=len(b.hand)):
-        places = [(i, at) for i, meld in enumerate(b.table) for at in ends_for(meld) if _fits_at(meld, card, at)]
+        places = [(i, at) for i, meld in enumerate(b.table) for at in ends_for(meld) if fits_at(meld, card, at)]
         if places and rng.random() < ADD:
             index, at = rng.choice(places)
             b.attempt(Add(index, (card,), at))
-
-
-def _fits_at(meld: Any, card: int, at: str | None) -> bool:
-    try:
-        joined(meld, (card,), at)
-    except TurnError:
-        return False
-    return True

@@ -1,14 +1,16 @@
-"""A Hand turn under construction, on a bot's own copy of its hand and the table.
+"""A Hand turn under construction: the bot's side of building one, the engine's of checking it.
 
 A TURN has no list of legal actions (there are far too many): the referee
-checks the whole turn. So a bot builds its turn step by step on a copy of
-what its view shows, and :class:`TurnBuilder` refuses each step the referee
-would refuse, by the same rules (docs/rules.md "## Hand", checked with
-:mod:`waraq.referee.games.hand.melds`): melds valid, no addition or swap before the
-seat has opened, one card kept to discard, an opening worth
-``opening_points``, the taken discard on the table by the end. The sample
-bots then choose among steps that are legal, and never lose a match by a
-fault.
+checks the whole turn, and the rules it checks have one owner, the engine's
+:class:`~waraq.referee.games.hand.engine.PartialTurn` (docs/rules.md "## Hand").
+A bot builds its turn on one, from what its view shows, and is refused each
+step the referee would refuse, for the referee's reason. :class:`TurnBuilder`
+adds what a search wants on top, none of it law: several steps at once or
+none (:meth:`TurnBuilder.apply`, :meth:`TurnBuilder.lay`), a step tried and
+dropped if refused (:meth:`TurnBuilder.attempt`), no step into a dead end
+(a hand emptied with a discard still to come), and the view's ways to lay a
+taken discard. The helpers below ask the engine's meld checks what fits
+where.
 
 Cards are the engine's ints (``copy * 53 + face``, face 52 the joker).
 """
@@ -16,25 +18,20 @@ Cards are the engine's ints (``copy * 53 + face``, face 52 the joker).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 
-from waraq.referee.games.hand.engine import HandView, Turn
+from waraq.referee.games.hand.engine import HandView, IllegalAction, PartialTurn, Turn
 from waraq.referee.games.hand.melds import (
     ACE,
     FACES,
     JOKER,
-    Add,
     Meld,
     MeldError,
     Step,
-    Swap,
     TableMeld,
     additions,
     card_name,
     check_add,
-    check_meld,
     check_swap,
-    meld_value,
 )
 
 
@@ -55,156 +52,99 @@ def rank(card: int) -> int:
     return card % FACES % 13
 
 
-class TurnError(ValueError):
-    """A step the referee would refuse (the bot then tries something else)."""
-
-
-@dataclass
 class TurnBuilder:
-    """The state of a turn being built: what the seat holds and what is on the table after its steps."""
+    """A turn being built: the engine's partial turn, stepped on as a search likes.
 
-    seat: int
-    hand: list[int]
-    table: list[TableMeld]
-    opened: bool  # at this point of the turn: before it, or by the melds laid in it
-    opening_points: int
-    took: int | None = None
-    uses: tuple[tuple[Step, ...], ...] = ()
-    steps: list[Step] = field(default_factory=list)
-    laid: int = 0  # the value of the melds laid this turn (what an opening is measured by)
-    was_open: bool = False  # opened before this turn
+    Every refusal is the engine's :class:`~waraq.referee.games.hand.engine.IllegalAction`.
+    """
+
+    __slots__ = ("turn", "uses")
+
+    def __init__(self, turn: PartialTurn, uses: tuple[tuple[Step, ...], ...] = ()) -> None:
+        self.turn = turn
+        self.uses = uses  # the ways to lay the taken discard (the view's ``uses``)
 
     @classmethod
     def of(cls, view: HandView) -> TurnBuilder:
         """The builder for a TURN decision, from the seat's view alone."""
-        opened = view.opened[view.seat]
-        return cls(
-            view.seat,
-            list(view.hand),
-            list(view.melds),
-            opened,
-            view.rules.opening_points,
-            view.took,
-            tuple(view.uses),
-            was_open=opened,
-        )
+        return cls(PartialTurn.of_view(view), tuple(view.uses))
 
     def copy(self) -> TurnBuilder:
-        return TurnBuilder(
-            self.seat,
-            list(self.hand),
-            list(self.table),
-            self.opened,
-            self.opening_points,
-            self.took,
-            self.uses,
-            list(self.steps),
-            self.laid,
-            self.was_open,
-        )
+        return TurnBuilder(self.turn.copy(), self.uses)
+
+    # -- what the turn has come to (the partial turn's own) ------------------------------
+
+    @property
+    def hand(self) -> list[int]:
+        return self.turn.hand
+
+    @property
+    def table(self) -> list[TableMeld]:
+        return self.turn.table
+
+    @property
+    def steps(self) -> list[Step]:
+        return self.turn.steps
+
+    @property
+    def opened(self) -> bool:
+        """Opened at this point of the turn: before it, or by the melds laid in it."""
+        return self.turn.opened
+
+    @property
+    def was_open(self) -> bool:
+        return self.turn.was_open
+
+    @property
+    def laid(self) -> int:
+        """What the melds laid this turn are worth."""
+        return self.turn.laid
+
+    @property
+    def took(self) -> int | None:
+        return self.turn.took
+
+    @property
+    def opening_points(self) -> int:
+        return self.turn.points
+
+    @property
+    def needs_use(self) -> bool:
+        """The taken discard is in hand: some step must still put it on the table."""
+        return self.turn.needs_use
+
+    @property
+    def can_end(self) -> bool:
+        """Whether the referee would take the turn as it stands, with any card held as the discard."""
+        return self.turn.problem() is None
 
     # -- the steps ------------------------------------------------------------------
 
-    def meld(self, cards: Sequence[int]) -> TableMeld:
-        """Lay ``cards`` (in step order: a run ascending, the joker in its place) as a new meld."""
-        cards = tuple(cards)
-        self._holds(cards, keep=1)
-        try:
-            kind, ordered, joker_as = check_meld(cards)
-        except MeldError as error:
-            raise TurnError(f"not a meld: {error}") from None
-        laid = TableMeld(self.seat, kind, tuple(ordered), joker_as)
-        self._take_out(cards)
-        self.table.append(laid)
-        self.laid += meld_value(kind, laid.cards, joker_as)
-        self.opened = self.opened or self.laid >= self.opening_points
-        self.steps.append(Meld(cards))
-        return laid
+    def apply(self, steps: Iterable[Step]) -> None:
+        """Take the given steps (one of the view's uses, say): all of them or, on a refusal, none."""
+        trial = self.turn.copy()
+        for step in steps:
+            trial.step(step)
+            dead_end = trial.dead_end()
+            if dead_end is not None:
+                raise IllegalAction(dead_end)
+        self.turn = trial
 
     def lay(self, melds: Iterable[Sequence[int]]) -> None:
-        """Lay several melds at once: all of them or (on a refusal) none."""
-        trial = self.copy()
-        for cards in melds:
-            trial.meld(cards)
-        self.__dict__.update(trial.__dict__)
-
-    def add(self, index: int, cards: Sequence[int], at: str | None) -> TableMeld:
-        """Add ``cards`` (ascending for a run) to table meld ``index``: a run at ``at`` "low" or "high"."""
-        cards = tuple(cards)
-        target = self._opened_meld(index, "add to")
-        self._holds(cards, keep=1)
-        grown = joined(target, cards, at)
-        self._take_out(cards)
-        self.table[index] = grown
-        self.steps.append(Add(index, cards, at))
-        return grown
-
-    def swap(self, index: int, card: int) -> TableMeld:
-        """Put ``card`` in the place of table meld ``index``'s joker; the joker comes to the hand."""
-        target = self._opened_meld(index, "swap a joker of")
-        self._holds((card,), keep=0)
-        try:
-            swapped = check_swap(target, card)
-        except MeldError as error:
-            raise TurnError(f"no swap: {error}") from None
-        self.hand[self.hand.index(card)] = target.joker
-        self.table[index] = swapped
-        self.steps.append(Swap(index, card))
-        return self.table[index]
-
-    def apply(self, steps: Iterable[Step]) -> None:
-        """Take the given steps (one of the view's uses, say): all of them or (on a refusal) none."""
-        trial = self.copy()
-        for step in steps:
-            if isinstance(step, Meld):
-                trial.meld(step.cards)
-            elif isinstance(step, Add):
-                trial.add(step.meld, step.cards, step.at)
-            else:
-                trial.swap(step.meld, step.card)
-        self.__dict__.update(trial.__dict__)
+        """Lay several melds (each in step order: a run ascending, the joker in its place): all or none."""
+        self.apply(Meld(tuple(cards)) for cards in melds)
 
     def attempt(self, step: Step) -> bool:
-        """Take ``step`` if it is legal now; say whether it was."""
+        """Take ``step`` if the referee would; say whether it was taken."""
         try:
             self.apply((step,))
-        except TurnError:
+        except IllegalAction:
             return False
         return True
 
     def finish(self, discard: int) -> Turn:
-        """The whole turn, ending with ``discard``; refused if the referee would refuse it."""
-        self._holds((discard,), keep=0)
-        if self.took is not None and self.took in self.hand:
-            raise TurnError(f"the taken discard {card_name(self.took)} must end on the table")
-        if self.laid and not self.opened:
-            raise TurnError(f"an opening must be worth {self.opening_points}: these melds are worth {self.laid}")
-        return Turn(tuple(self.steps), discard)
-
-    # -- what it is in the middle of ---------------------------------------------------
-
-    @property
-    def needs_use(self) -> bool:
-        """The taken discard is still in hand: some step must put it on the table."""
-        return self.took is not None and self.took in self.hand
-
-    def _holds(self, cards: Sequence[int], keep: int) -> None:
-        missing = [c for c in cards if c not in self.hand]
-        if missing or len(set(cards)) != len(cards):
-            raise TurnError(f"{[card_name(c) for c in cards]} are not all in hand {[card_name(c) for c in self.hand]}")
-        if len(self.hand) - len(cards) < keep:
-            raise TurnError("one card must stay in hand to discard")
-
-    def _opened_meld(self, index: int, what: str) -> TableMeld:
-        if not self.opened:
-            raise TurnError(f"a seat that has not opened may not {what} a meld")
-        if not 0 <= index < len(self.table):
-            raise TurnError(f"no table meld {index}")
-        return self.table[index]
-
-    def _take_out(self, cards: Iterable[int]) -> None:
-        for card in cards:
-            self.hand.remove(card)
+        """The whole turn, ending with ``discard``; IllegalAction if the referee would refuse it."""
+        return self.turn.finish(discard)
 
 
 def swaps_for(meld: TableMeld, card: int) -> bool:
@@ -216,12 +156,13 @@ def swaps_for(meld: TableMeld, card: int) -> bool:
     return True
 
 
-def joined(meld: TableMeld, cards: Sequence[int], at: str | None) -> TableMeld:
-    """``meld`` with ``cards`` added (a run: before it at "low", after it at "high"), or TurnError."""
+def fits_at(meld: TableMeld, card: int, at: str | None) -> bool:
+    """Whether ``card`` alone can be added to ``meld`` at ``at`` (a run's "low" or "high" end; None for a set)."""
     try:
-        return check_add(meld, cards, at)
-    except MeldError as error:
-        raise TurnError(f"no addition: {error}") from None
+        check_add(meld, (card,), at)
+    except MeldError:
+        return False
+    return True
 
 
 def fits(meld: TableMeld, card: int) -> bool:

@@ -49,7 +49,7 @@ def laid(action) -> list[list[str]]:
 
 def builder(hand_text: str, table: list[TableMeld], opened: bool = True) -> TurnBuilder:
     """A turn of seat 1 with ``hand_text``, the table ``table`` (seat 0's melds)."""
-    return TurnBuilder(1, cards(hand_text), list(table), opened, 51, was_open=opened)
+    return TurnBuilder(hand.PartialTurn(1, cards(hand_text), table, opened, 51))
 
 
 def run(text: str, joker_as: str | None = None) -> TableMeld:
