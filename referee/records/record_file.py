@@ -20,6 +20,7 @@ import gzip
 import json
 import zlib
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import IO, Any
 
@@ -178,6 +179,14 @@ class RecordWriter:
         self.close()
 
 
+class Stop(StrEnum):
+    """Why reading a record stopped before its end: what a reader acts on (``Record.problem`` is for people)."""
+
+    UNREADABLE = "unreadable"  # the file could not be opened or read
+    CUT_SHORT = "cut_short"  # the last line has no newline: a write was cut off there
+    DAMAGED = "damaged"  # a line is no event, the gzip stream is broken, or the header is missing
+
+
 @dataclass
 class Record:
     """The events of a record file as far as they could be read."""
@@ -185,6 +194,7 @@ class Record:
     path: Path
     events: list[dict[str, Any]] = field(default_factory=list)
     problem: str | None = None  # why reading stopped early, if it did
+    stop: Stop | None = None  # the same, as one of a closed set
 
     @property
     def complete(self) -> bool:
@@ -202,34 +212,36 @@ def read_record(path: str | Path) -> Record:
     try:
         text = _read_text(path)
     except OSError as error:
-        record.problem = f"cannot be read: {error.strerror or error}"
+        record.stop, record.problem = Stop.UNREADABLE, f"cannot be read: {error.strerror or error}"
         return record
     except ValueError as error:  # a damaged gzip stream: keep what came out of it
         text, record.problem = error.args[1], f"gzip stream damaged: {error.args[0]}"
+        record.stop = Stop.DAMAGED
     lines = text.split("\n")
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         if number == len(lines):  # no newline after it: the write was cut short
-            record.problem = record.problem or f"line {number} is cut short"
+            if record.problem is None:
+                record.stop, record.problem = Stop.CUT_SHORT, f"line {number} is cut short"
             break
         try:
             event = json.loads(line)
         except json.JSONDecodeError as error:
-            record.problem = f"line {number} is not JSON: {error.msg}"
+            record.stop, record.problem = Stop.DAMAGED, f"line {number} is not JSON: {error.msg}"
             break
         except RecursionError:  # no event of the format nests more than a few levels
-            record.problem = f"line {number} is nested too deeply to be an event"
+            record.stop, record.problem = Stop.DAMAGED, f"line {number} is nested too deeply to be an event"
             break
         except ValueError as error:  # an integer of thousands of digits, which Python refuses to read
-            record.problem = f"line {number} is not readable JSON: {str(error).split(';')[0]}"
+            record.stop, record.problem = Stop.DAMAGED, f"line {number} is not readable JSON: {str(error).split(';')[0]}"
             break
         if not isinstance(event, dict) or "type" not in event:
-            record.problem = f"line {number} is not an event (no 'type')"
+            record.stop, record.problem = Stop.DAMAGED, f"line {number} is not an event (no 'type')"
             break
         record.events.append(event)
     if record.problem is None and record.events and record.events[0].get("type") != "match":
-        record.problem = "line 1 is not the 'match' header"
+        record.stop, record.problem = Stop.DAMAGED, "line 1 is not the 'match' header"
     return record
 
 

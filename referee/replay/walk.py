@@ -40,7 +40,7 @@ from waraq.referee.games import registry
 from waraq.referee.games.options import RulesError, quote
 from waraq.referee.match.faults import FaultCode, FaultKind
 from waraq.referee.match.time_bank import TimeBank
-from waraq.referee.records.record_file import FORMAT, read_record
+from waraq.referee.records.record_file import FORMAT, Stop, read_record
 from waraq.referee.wire import codec as wire
 from waraq.v1 import bot_pb2 as pb
 
@@ -231,10 +231,10 @@ def load(path: str | Path) -> Replay:
     record = read_record(path)
     replay = Replay(Path(path), record.events)
     if not record.events and record.problem is not None:
-        if "is cut short" in record.problem:
+        if record.stop is Stop.CUT_SHORT:
             replay.status, replay.problem = CUT_SHORT, f"{record.problem}: nothing before it"
-        elif record.problem.startswith("cannot be read"):
-            replay.status, replay.problem = UNREADABLE, record.problem[len("cannot be read: ") :]
+        elif record.stop is Stop.UNREADABLE:
+            replay.status, replay.problem = UNREADABLE, record.problem.removeprefix("cannot be read: ")
         else:
             replay.status, replay.problem = CORRUPT, record.problem
         return replay
@@ -244,8 +244,7 @@ def load(path: str | Path) -> Replay:
         replay.status, replay.problem = stop.status, stop.detail
     if replay.status in (OK, CUT_SHORT) and record.problem is not None:
         # Every whole line was fine, but reading stopped early: say why it stopped.
-        cut = "is cut short" in record.problem
-        replay.status = CUT_SHORT if cut else CORRUPT
+        replay.status = CUT_SHORT if record.stop is Stop.CUT_SHORT else CORRUPT
         replay.problem = f"{record.problem}; {_readable_to(replay)}"
     elif replay.status == OK and replay.result is None:
         replay.status = CUT_SHORT

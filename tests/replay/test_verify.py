@@ -208,3 +208,29 @@ def test_the_command_exits_0_when_every_record_verifies(records):
     run = waraq("replay", "--verify", str(records.root / "clean"), str(records.records("two")[0]))
     assert run.returncode == 0
     assert run.stdout.splitlines()[-1] == "3 records: 3 ok, 0 failed"
+
+
+@pytest.mark.parametrize(
+    "make, status",
+    [
+        (lambda p, lines: p.write_text("\n".join(lines)), "cut short"),  # no newline after the last line
+        (lambda p, lines: p.write_text("\n".join([*lines[:2], "{not json", *lines[2:]]) + "\n"), "corrupt"),
+        (lambda p, lines: None, "unreadable"),  # no file at all
+    ],
+    ids=["cut-short", "damaged", "missing"],
+)
+def test_replay_tells_why_reading_stopped_from_the_reader_not_its_words(events, tmp_path, monkeypatch, make, status):
+    from waraq.referee.records import record_file
+    from waraq.referee.replay import walk
+
+    path = tmp_path / "r.jsonl"
+    make(path, [json.dumps(e) for e in events])
+    real = record_file.read_record
+
+    def reworded(p):  # the same record, its problem told in other words
+        record = real(p)
+        record.problem = record.problem and f"[reworded] {record.problem.upper()}"
+        return record
+
+    monkeypatch.setattr(walk, "read_record", reworded)
+    assert load(path).status == status
