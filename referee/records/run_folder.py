@@ -34,6 +34,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from waraq.referee.games.results import ResultReason
 from waraq.referee.match import secret_deals
 from waraq.referee.match.play import FaultRecord, MatchOutcome
 from waraq.referee.match.runner import RunConfig, match_id, record_name
@@ -147,10 +148,10 @@ def outcome_of(path: Path, expected_id: str) -> MatchOutcome | None:
             match_id=expected_id,
             seed=int(record.header["seed"]),
             winners=tuple(result["winners"]),
-            reason=str(result["reason"]),
+            reason=ResultReason(result["reason"]),  # another is a ValueError: played again
             score=tuple(result["score"]),
             faulty=tuple(result.get("faulty", ())),
-            faults=[FaultRecord(f["seat"], f["kind"], f["detail"], f["round"]) for f in faults],
+            faults=[FaultRecord(f["seat"], f["kind"], f["detail"], f["round"], f.get("code")) for f in faults],
             decisions=sum(1 for e in record.events if e.get("type") == "decision"),
             record=str(path),
         )
