@@ -26,12 +26,14 @@ below say what they do and why.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from waraq.referee.games.cards import JACK
 from waraq.referee.games.hokm.engine import BAM, DISCARD, DRAW, KEEP, PASS, PLAY, REDEAL, TRUMP, HokmView, winning_index
+
+T = TypeVar("T")
 
 # High-card points of A, K, Q, J when weighing a trump suit. A card of length
 # counts more than any one honour: the source says three small trumps beat two
@@ -54,6 +56,12 @@ def of_suit(cards: Iterable[int], s: int) -> list[int]:
     return sorted(c for c in cards if c // 13 == s)
 
 
+def named_trump(view: HokmView) -> int:
+    """The trump suit: named before every decision but TRUMP and REDEAL, which never ask it."""
+    assert view.trump is not None, f"{view.kind} is asked before trump is named"
+    return view.trump
+
+
 # -- what the table has shown: the card-counting helpers ----------------------
 
 
@@ -69,7 +77,7 @@ class Table:
 
     seat: int
     players: int
-    trump: int | None
+    trump: int  # a table is read only once trump is named
     unseen: frozenset[int]
     voids: tuple[frozenset[int], ...]
 
@@ -79,7 +87,8 @@ class Table:
         played = {c for t in view.tricks for c in t.cards} | {c for _, c in view.trick}
         gone = played | set(view.hand) | _known_out_of_play(view)
         unseen = frozenset(c for c in view.rules.deck if c not in gone)
-        return cls(view.seat, n, view.trump, unseen, _shown_out(view))
+        trump = named_trump(view)
+        return cls(view.seat, n, trump, unseen, _shown_out(view, trump))
 
     def partner(self) -> int | None:
         return (self.seat + 2) % 4 if self.players == 4 else None
@@ -137,7 +146,7 @@ def _known_out_of_play(view: HokmView) -> set[int]:
     return out
 
 
-def _shown_out(view: HokmView) -> tuple[frozenset[int], ...]:
+def _shown_out(view: HokmView, trump: int) -> tuple[frozenset[int], ...]:
     """Per seat, the suits it has shown out of this round.
 
     A seat that did not follow the led suit holds none of it. Under
@@ -156,11 +165,11 @@ def _shown_out(view: HokmView) -> tuple[frozenset[int], ...]:
             if suit(card) == led:
                 continue
             voids[seat].add(led)
-            if must_trump and suit(card) != view.trump:
+            if must_trump and suit(card) != trump:
                 before = [c for _, c in plays[:i]]
-                winner = plays[winning_index(before, view.trump)][0]
+                winner = plays[winning_index(before, trump)][0]
                 if n != 4 or winner != (seat + 2) % 4:
-                    voids[seat].add(view.trump)
+                    voids[seat].add(trump)
     return tuple(frozenset(v) for v in voids)
 
 
@@ -175,6 +184,7 @@ class HeuristicPlayer:
 
     def __call__(self, view: HokmView) -> Any:
         rng = random.Random(self._decision_key(view))
+        assert view.kind is not None, "a bot is asked only while a decision is pending"
         return _DECIDE[view.kind](view, rng)
 
     def _decision_key(self, view: HokmView) -> str:
@@ -186,7 +196,7 @@ class HeuristicPlayer:
         )
 
 
-def _pick(rng: random.Random, cards: Sequence[Any], key: Any) -> Any:
+def _pick(rng: random.Random, cards: Sequence[T], key: Callable[[T], Any]) -> T:
     """The element with the smallest ``key``; ties broken by ``rng``."""
     best = min(key(c) for c in cards)
     return rng.choice([c for c in cards if key(c) == best])
@@ -217,8 +227,8 @@ def choose_play(view: HokmView, rng: random.Random) -> int:
 
 
 def lead(view: HokmView, table: Table, legal: list[int], rng: random.Random) -> int:
-    trumps = of_suit(legal, view.trump)
-    sides = [c for c in legal if suit(c) != view.trump]
+    trumps = of_suit(legal, table.trump)
+    sides = [c for c in legal if suit(c) != table.trump]
     if trumps and (not sides or should_draw_trumps(table, trumps)):
         return lead_trump(table, trumps)
     winner = safe_winner(table, sides, rng)
@@ -282,7 +292,7 @@ def lead_low_from_safe_short_suit(table: Table, sides: list[int], rng: random.Ra
 
 def follow(view: HokmView, table: Table, legal: list[int], rng: random.Random) -> int:
     n = view.rules.players
-    trump = view.trump
+    trump = table.trump
     led = suit(view.trick[0][1])
     played = [c for _, c in view.trick]
     win_seat, win_card = view.trick[winning_index(played, trump)]
@@ -380,7 +390,7 @@ def keep_value(card: int, hand: Sequence[int], trump: int) -> int:
 
 
 def choose_discard(view: HokmView, rng: random.Random) -> tuple[int, int]:
-    hand, trump = view.hand, view.trump
+    hand, trump = view.hand, named_trump(view)
     return _pick(rng, view.legal, lambda pair: sum(keep_value(c, hand, trump) for c in pair))
 
 
@@ -407,7 +417,8 @@ def choose_draw(view: HokmView, rng: random.Random) -> str:
     """Keep a trump, an honour or a card that makes a suit long. Anything else
     is weighed against the card a pass brings, unseen: the average worth of the
     cards this seat has not seen."""
-    offered, hand, trump = view.offered, view.hand, view.trump
+    offered, hand, trump = view.offered, view.hand, named_trump(view)
+    assert offered is not None, "DRAW shows the card on offer"
     if draw_value(offered, hand, trump) >= 1:
         return KEEP
     unknown = Table.of(view).unseen - {offered}
@@ -431,7 +442,7 @@ def can_take_every_trick(view: HokmView, table: Table) -> bool:
     """Leading from our own hand alone, every card wins: our trumps are all above
     the unseen ones and enough to draw them, and every side card is above every
     unseen card of its suit. The partner's cards are not counted: we cannot see them."""
-    trump = view.trump
+    trump = table.trump
     trumps = of_suit(view.hand, trump)
     enemy_trumps = table.outstanding(trump)
     if enemy_trumps:

@@ -15,7 +15,7 @@ import json
 import math
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import Field, asdict, dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar, Self
@@ -194,6 +194,7 @@ class GameRules:
 
     GAME: ClassVar[str]
     OPTIONS: ClassVar[tuple[Option, ...]]
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]  # each game's rules are a dataclass (above)
     LOWER_SCORE_WINS: ClassVar[bool] = False  # a score counts against its side (Hand's penalties)
 
     @classmethod
@@ -237,6 +238,8 @@ class GameRules:
         """Rules from a preset name, a TOML file path, a dict or rules already built."""
         if isinstance(spec, cls):
             return spec
+        if isinstance(spec, GameRules):
+            raise RulesError(f"these are rules for game {spec.GAME!r}, not {cls.GAME!r}")
         if isinstance(spec, Mapping):
             return cls.from_dict(spec)
         presets = cls.presets()
@@ -256,7 +259,7 @@ class GameRules:
     @cached_property
     def _as_dict(self) -> dict[str, Any]:
         # Views carry the rules at every decision: build the dict once per rules object.
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}  # type: ignore[call-overload]
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
 
     def canonical_json(self) -> str:
         return self._canonical_json

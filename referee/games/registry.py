@@ -2,9 +2,10 @@
 
 The rest of the referee (match runner, records, replay, the ladder) asks the
 registry for a game and then uses its engine through the same small surface
-each engine module offers: ``new_match``, ``replay``/``iter_replay``, the
-action spellings and the rules type with its presets. Engines are imported
-on first use, so a Hokm-only run never loads Hand.
+each engine module offers, :class:`~waraq.referee.games.contract.GameEngine`:
+``new_match``, ``replay``/``iter_replay``, the action spellings, the kinds
+and the errors; and its rules module's rules type with its presets. Engines
+are imported on first use, so a Hokm-only run never loads Hand.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from functools import cache
 from importlib import import_module
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
+from waraq.referee.games.contract import GameEngine, GameState
 from waraq.referee.games.options import RulesError
 
 DEFAULT_GAME = "hokm"
@@ -24,7 +26,7 @@ DEFAULT_GAME = "hokm"
 @dataclass(frozen=True)
 class GameEntry:
     name: str
-    engine_module: str  # new_match, iter_replay, replay, action_to_json, action_from_json, KINDS, errors
+    engine_module: str  # a GameEngine (waraq.referee.games.contract)
     rules_module: str  # the rules type (whose GAME names the game), PRESETS and load_rules
 
 
@@ -46,9 +48,10 @@ def _entry(name: str) -> GameEntry:
 
 
 @cache
-def engine(name: str) -> ModuleType:
+def engine(name: str) -> GameEngine[Any, GameState]:
     """The game's engine module (see :class:`GameEntry`)."""
-    return import_module(_entry(name).engine_module)
+    # import_module cannot say what it imports; each engine is checked against GameEngine below.
+    return cast("GameEngine[Any, GameState]", import_module(_entry(name).engine_module))
 
 
 @cache
@@ -73,3 +76,14 @@ def rules_from_dict(name: str, values: dict[str, Any]) -> Any:
 def game_of_rules(rules: Any) -> str:
     """The name of the game ``rules`` are for (each rules type names its game)."""
     return rules.GAME
+
+
+if TYPE_CHECKING:
+    # mypy checks every engine module against the contract, with its own rules and state types.
+    from waraq.referee.games.hand import engine as _hand
+    from waraq.referee.games.hand.rules import HandRules
+    from waraq.referee.games.hokm import engine as _hokm
+    from waraq.referee.games.hokm.rules import HokmRules
+
+    _HOKM: GameEngine[HokmRules, _hokm.HokmState] = _hokm
+    _HAND: GameEngine[HandRules, _hand.HandState] = _hand

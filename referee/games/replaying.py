@@ -10,10 +10,16 @@ the record's deals, how an action is spelled, which errors mean "illegal".
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from waraq.referee.games.dealers import DealError, MissingDeal
+
+if TYPE_CHECKING:  # the contract names this module's ReplayError: imported for types only
+    from waraq.referee.games.contract import GameState
+
+State = TypeVar("State", bound="GameState")
 
 
 class ReplayError(ValueError):
@@ -23,12 +29,12 @@ class ReplayError(ValueError):
 def iter_replay(
     events: Sequence[dict[str, Any]],
     *,
-    start: Callable[[list[dict[str, Any]]], Any],
+    start: Callable[[list[dict[str, Any]]], State],
     engine_events: tuple[str, ...],
     dealing_events: tuple[str, ...],
     action_from_json: Callable[[str, Any], Any],
     refused: tuple[type[Exception], ...],
-) -> Iterator[Any]:
+) -> Iterator[State]:
     """Re-play a record's decisions, yielding the state after each one.
 
     ``start`` builds the state from the record's engine events (a dealer
@@ -39,6 +45,7 @@ def iter_replay(
     that does not follow from the rules raises :class:`ReplayError`.
     """
     recorded = [e for e in events if e.get("type") in engine_events]
+    illegal: tuple[type[Exception], ...] = (*refused, DealError)
     try:
         state = start(recorded)
     except DealError as error:
@@ -76,7 +83,7 @@ def iter_replay(
                 raise ReplayError(f"event {index + 1}: the record has no {wanted} for what follows") from None
             yield state  # cut short right after the last cards it holds were dealt
             return
-        except (*refused, DealError) as error:
+        except illegal as error:
             raise ReplayError(f"event {index + 1} (round {event.get('round')}): {error}") from None
         compare()
         yield state
@@ -84,15 +91,13 @@ def iter_replay(
         _no_such_event(state, recorded)
 
 
-def replay_to_end(states: Iterator[Any], start: Callable[[], Any]) -> Any:
+def replay_to_end(states: Iterator[State], start: Callable[[], State]) -> State:
     """The last state of :func:`iter_replay`, or ``start()`` for a record with no decision yet."""
-    state = None
-    for state in states:
-        pass
-    return start() if state is None else state
+    last = deque(states, maxlen=1)
+    return last[0] if last else start()
 
 
-def _no_such_event(state: Any, recorded: list[dict[str, Any]]) -> None:
+def _no_such_event(state: GameState, recorded: list[dict[str, Any]]) -> None:
     extra = recorded[len(state.events)]
     raise ReplayError(f"event {len(state.events) + 1} ({extra['type']}): the rules produce no such event here")
 

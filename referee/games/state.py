@@ -9,10 +9,16 @@ them.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Self
+
+from waraq.referee.games.results import Result
+
+Event = dict[str, Any]  # a record line as docs/records.md spells it
+Compact = tuple[Any, ...]  # a frequent event as logged: (round, seat, kind, action) for a decision
 
 
-def decision_event(compact: tuple[Any, ...], action_to_json: Any) -> dict[str, Any]:
+def decision_event(compact: Compact, action_to_json: Callable[[str, Any], Any]) -> Event:
     """A logged ``(round, seat, kind, action)`` as its ``decision`` event, the same in every game
     (docs/records.md); ``action_to_json(kind, action)`` is the game's spelling of the action."""
     round_, seat, kind, action = compact
@@ -20,21 +26,22 @@ def decision_event(compact: tuple[Any, ...], action_to_json: Any) -> dict[str, A
 
 
 class LoggedState:
-    __slots__ = ()
+    # The log and its spelled prefix, the same in every game; :meth:`_copy` copies them.
+    __slots__: tuple[str, ...] = ("_log", "_spelled")
+    _log: list[Compact | Event]
+    _spelled: list[Event]
 
-    # Set by every game's state: the log, its spelled prefix, the result, the sides.
-    _log: list[Any]
-    _spelled: list[dict[str, Any]]
-    result: Any
+    # Set by every game's state: the result, the sides.
+    result: Result | None
     players: int
     teams: int
 
     @staticmethod
-    def _spell(compact: tuple[Any, ...]) -> dict[str, Any]:
+    def _spell(compact: Compact) -> Event:
         """A compact log entry as its record event (each game spells its own)."""
         raise NotImplementedError
 
-    def _copy(self) -> Any:
+    def _copy(self) -> Self:
         """A new state sharing every field with this one but the event log, which it copies.
 
         Each game's ``clone`` then copies the lists its play mutates in place.
@@ -52,14 +59,12 @@ class LoggedState:
         return self.result is not None
 
     @property
-    def events(self) -> list[dict[str, Any]]:
+    def events(self) -> list[Event]:
         """The record events so far (docs/records.md), oldest first. Read-only: do not modify."""
         spelled, log, spell = self._spelled, self._log, self._spell
         for i in range(len(spelled), len(log)):
             event = log[i]
-            if type(event) is tuple:
-                event = spell(event)
-            spelled.append(event)
+            spelled.append(spell(event) if isinstance(event, tuple) else event)
         return spelled
 
     def team_of(self, seat: int) -> int:

@@ -14,14 +14,13 @@ import random
 import orjson
 import pytest
 
+from tests.support.hokm_setup import rules as hokm_rules
 from waraq.referee.games.cards import parse_card, parse_suit
 from waraq.referee.games.hand import engine as hand
 from waraq.referee.games.hand.rules import PRESETS as HAND_PRESETS
 from waraq.referee.games.hokm import engine as hokm
 from waraq.referee.records.record_file import encode_line
 from waraq.v1 import bot_pb2 as pb
-
-from tests.support.hokm_setup import rules as hokm_rules
 
 SPELLED = {hokm: ["TRUMP", "PLAY", "DISCARD", "DRAW", "REDEAL", "BAM"], hand: ["TAKE", "TURN"]}  # docs/records.md
 
@@ -37,7 +36,7 @@ def test_the_kinds_are_spelled_as_the_records_spell_them(engine):
     assert [k.value for k in engine.KINDS] == SPELLED[engine]
     for kind, spelled in zip(engine.KINDS, SPELLED[engine], strict=True):
         assert orjson.dumps({"kind": kind}) == b'{"kind":"%s"}' % spelled.encode()
-        assert json.dumps({"kind": kind}) == '{"kind": "%s"}' % spelled
+        assert json.dumps({"kind": kind}) == f'{{"kind": "{spelled}"}}'
         assert f"{kind}" == spelled and f"{kind:>8}" == spelled.rjust(8)
         # A record line, by orjson and (an integer beyond 64 bits) by the json module's fallback.
         assert encode_line({"kind": kind}) == b'{"kind":"%s"}\n' % spelled.encode()

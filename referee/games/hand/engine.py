@@ -148,7 +148,7 @@ from waraq.referee.games.hand.melds import (
 from waraq.referee.games.hand.rules import HAND_SIZE, HandRules
 from waraq.referee.games.replaying import ReplayError
 from waraq.referee.games.results import Result, ResultReason
-from waraq.referee.games.state import LoggedState, decision_event
+from waraq.referee.games.state import Compact, Event, LoggedState, decision_event
 
 GAME = "hand"
 
@@ -353,7 +353,7 @@ class HandView:
 
 
 def _step_cards(step: Step) -> tuple[int, ...]:
-    return (step.card,) if type(step) is Swap else step.cards  # type: ignore[union-attr]
+    return (step.card,) if type(step) is Swap else step.cards
 
 
 def meld_to_json(meld: TableMeld) -> dict[str, Any]:
@@ -366,6 +366,22 @@ def meld_to_json(meld: TableMeld) -> dict[str, Any]:
 
 
 # -- the match ------------------------------------------------------------------------
+
+DEAL = "deal"  # the tags of logged deals and restocks (see _spell_event)
+RESTOCK = "restock"
+
+
+def _spell_event(compact: Compact) -> Event:
+    """A compact log entry as its record event: ``(DEAL, round, first, deck)``,
+    ``(RESTOCK, round, stock)`` or ``(round, seat, kind, action)`` for a decision."""
+    tag = compact[0]
+    if tag is DEAL:
+        _, round_, first, deck = compact
+        return {"type": "deal", "round": round_, "first": first, "deck": [CARD_NAMES[c] for c in deck]}
+    if tag is RESTOCK:
+        _, round_, stock = compact
+        return {"type": "restock", "round": round_, "stock": [CARD_NAMES[c] for c in stock]}
+    return decision_event(compact, action_to_json)
 
 
 class HandState(LoggedState):
@@ -398,10 +414,13 @@ class HandState(LoggedState):
         "deck_index",
         "restocks",
         "restocks_in_deal",
-        "_log",
-        "_spelled",
         "_uses",
     )
+    _spell = staticmethod(_spell_event)
+    # Set by each deal, not __init__: a seat's TURN's draw or taken discard, and the taken one's uses.
+    drawn: int | None
+    took: int | None
+    _uses: tuple[tuple[Step, ...], ...] | None
 
     def __init__(self, rules: HandRules, dealer: SeededHandDealer | FixedHandDealer) -> None:
         self.rules = rules
@@ -415,8 +434,8 @@ class HandState(LoggedState):
         self.result: Result | None = None
         # Record events; decisions and deals are compact tuples spelled out only when
         # read (see `events`).
-        self._log: list[Any] = []
-        self._spelled: list[dict[str, Any]] = []
+        self._log = []
+        self._spelled = []
         self.voids = 0
         self.kind: HandKind | None = None
         self.to_act: int | None = None
@@ -440,6 +459,7 @@ class HandState(LoggedState):
                 uses = ()
             else:
                 seat = self.to_act
+                assert seat is not None  # TURN is pending: a seat is to act
                 hand = [c for c in self.hands[seat] if c != took]
                 uses = discard_uses(hand, took, self.table, self.opened[seat], self.opening_points)
             self._uses = uses
@@ -450,6 +470,8 @@ class HandState(LoggedState):
         and leave the state as it was."""
         kind = self.kind
         seat = self.to_act
+        if kind is None or seat is None:
+            raise IllegalAction(f"the match is over; no decision is pending (got {action!r})")
         if kind == TURN:
             if type(action) is not Turn:
                 raise IllegalAction(
@@ -461,18 +483,17 @@ class HandState(LoggedState):
             if type(action) is str and action in TAKES:
                 self.push(action)
                 return
-            raise IllegalAction(f"seat {seat} answered TAKE with {action!r}: expected 'stock' or 'discard'")
-        raise IllegalAction(f"the match is over; no decision is pending (got {action!r})")
+        raise IllegalAction(f"seat {seat} answered TAKE with {action!r}: expected 'stock' or 'discard'")
 
     def push(self, action: Any) -> None:
         """Take a legal ``action`` without checking it (the trusted door)."""
         kind = self.kind
         seat = self.to_act
+        if kind is None or seat is None:
+            raise IllegalAction("the match is over; no decision is pending")
         if kind == TURN:
             self._commit(seat, action, self._play(seat, action, False))
             return
-        if kind is None:
-            raise IllegalAction("the match is over; no decision is pending")
         self._uses = None
         if action == DISCARD_PILE:
             action = DISCARD_PILE
@@ -796,9 +817,8 @@ class PartialTurn:
         before anything changes. Unchecked, a step is trusted to be legal."""
         hand, table = self.hand, self.table
         try:
-            kind = type(step)
-            if kind is Meld:
-                cards = step.cards  # type: ignore[union-attr]
+            if type(step) is Meld:  # exact types, as a bot may send anything; final, so mypy narrows
+                cards = step.cards
                 if check:
                     _check_held(hand, cards)
                 meld_kind, ordered, joker_as = check_meld(cards)
@@ -808,24 +828,25 @@ class PartialTurn:
                 self.laid_cards.update(cards)
                 self.laid += meld_value(meld_kind, ordered, joker_as)
                 self.opened = self.opened or self.laid >= self.points
-            elif kind is Add or kind is Swap:
-                index = step.meld  # type: ignore[union-attr]
+            elif type(step) is Add or type(step) is Swap:
+                index = step.meld
                 if check:
                     _check_may_touch(self.opened, self.laid, self.points, table, index)
                 target = table[index]
-                if kind is Add:
-                    cards = step.cards  # type: ignore[union-attr]
+                if type(step) is Add:
+                    cards = step.cards
                     if check:
                         _check_held(hand, cards)
-                    grown = check_add(target, cards, step.at)  # type: ignore[union-attr]
+                    grown = check_add(target, cards, step.at)
                     for card in cards:
                         hand.remove(card)
                 else:
-                    card = step.card  # type: ignore[union-attr]
+                    card = step.card
                     if check:
                         _check_held(hand, (card,))
                     grown = check_swap(target, card)
-                    hand[hand.index(card)] = target.joker  # type: ignore[assignment]
+                    assert target.joker is not None  # check_swap refuses a meld without one
+                    hand[hand.index(card)] = target.joker
                 table[index] = grown
                 self.touched = self.touched or target.owner != self.seat
             else:
@@ -1015,22 +1036,6 @@ class _RandomTurn:
 
 # -- building and rebuilding matches ----------------------------------------------------
 
-DEAL = "deal"
-RESTOCK = "restock"
-
-
-def _spell(compact: tuple[Any, ...]) -> dict[str, Any]:
-    """A compact log entry as its record event: ``(DEAL, round, first, deck)``,
-    ``(RESTOCK, round, stock)`` or ``(round, seat, kind, action)`` for a decision."""
-    tag = compact[0]
-    if tag is DEAL:
-        _, round_, first, deck = compact
-        return {"type": "deal", "round": round_, "first": first, "deck": [CARD_NAMES[c] for c in deck]}
-    if tag is RESTOCK:
-        _, round_, stock = compact
-        return {"type": "restock", "round": round_, "stock": [CARD_NAMES[c] for c in stock]}
-    return decision_event(compact, action_to_json)
-
 
 def new_match(rules: HandRules, seed: int | str) -> HandState:
     """A match whose every shuffle (and its first player) follows from ``seed``."""
@@ -1083,16 +1088,14 @@ def stack_deck(
 
 
 def step_to_json(step: Step) -> dict[str, Any]:
-    kind = type(step)
-    if kind is Meld:
-        return {"meld": [CARD_NAMES[c] for c in step.cards]}  # type: ignore[union-attr]
-    if kind is Add:
-        add: Add = step  # type: ignore[assignment]
-        spelled: dict[str, Any] = {"add": add.meld, "cards": [CARD_NAMES[c] for c in add.cards]}
-        if add.at is not None:  # a set's addition has no end: "at" is left out
-            spelled["at"] = add.at
+    if type(step) is Meld:
+        return {"meld": [CARD_NAMES[c] for c in step.cards]}
+    if type(step) is Add:
+        spelled: dict[str, Any] = {"add": step.meld, "cards": [CARD_NAMES[c] for c in step.cards]}
+        if step.at is not None:  # a set's addition has no end: "at" is left out
+            spelled["at"] = step.at
         return spelled
-    return {"swap": step.meld, "card": CARD_NAMES[step.card]}  # type: ignore[union-attr]
+    return {"swap": step.meld, "card": CARD_NAMES[step.card]}
 
 
 def action_to_json(kind: str, action: Any) -> Any:
@@ -1208,7 +1211,3 @@ def replay(rules: HandRules, events: Sequence[dict[str, Any]]) -> HandState:
     return replaying.replay_to_end(
         iter_replay(rules, events), lambda: HandState(rules, dealer_from_events(rules, events))
     )
-
-
-# The state spells its compact log with this module's speller, defined after the class.
-HandState._spell = staticmethod(_spell)  # type: ignore[method-assign]

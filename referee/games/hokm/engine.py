@@ -46,7 +46,7 @@ from waraq.referee.games.dealers import FixedDealer, SeededDealer
 from waraq.referee.games.hokm.rules import HokmRules
 from waraq.referee.games.replaying import ReplayError
 from waraq.referee.games.results import Result, ResultReason
-from waraq.referee.games.state import LoggedState, decision_event
+from waraq.referee.games.state import Compact, Event, LoggedState, decision_event
 
 GAME = "hokm"
 
@@ -214,9 +214,9 @@ class HokmView(NamedTuple):
 _new_view = HokmView._make  # from the fields in order: a third of the cost of keywords (HokmState.view)
 
 
-def winning_index(trick: Sequence[int], trump: int) -> int:
+def winning_index(trick: Sequence[int], trump: int | None) -> int:
     """Which card of a trick (in play order) wins it: the highest trump, else the
-    highest card of the led suit."""
+    highest card of the led suit (the only way with ``trump`` None, none named yet)."""
     best = 0
     best_card = trick[0]
     for i in range(1, len(trick)):
@@ -227,6 +227,18 @@ def winning_index(trick: Sequence[int], trump: int) -> int:
         elif card // 13 == trump:
             best, best_card = i, card
     return best
+
+
+DEAL = "deal"  # the tag of a logged deal: (DEAL, round, hakem, deck)
+
+
+def _spell_event(compact: Compact) -> Event:
+    """A compact log entry as its record event: ``(DEAL, round, hakem, deck)`` or
+    ``(round, seat, kind, action)`` for a decision."""
+    if compact[0] is DEAL:
+        _, round_, hakem, deck = compact
+        return {"type": "deal", "round": round_, "hakem": hakem, "deck": [CARD_NAMES[c] for c in deck]}
+    return decision_event(compact, action_to_json)
 
 
 class HokmState(LoggedState):
@@ -260,10 +272,10 @@ class HokmState(LoggedState):
         "draw_choices",
         "bam_team",
         "result",
-        "_log",
-        "_spelled",
         "_legal",
     )
+    _spell = staticmethod(_spell_event)
+    stock: int  # the deck's next undealt card; set by each deal, not __init__
 
     def __init__(self, rules: HokmRules, dealer: SeededDealer | FixedDealer) -> None:
         self.rules = rules
@@ -278,8 +290,8 @@ class HokmState(LoggedState):
         self.result: Result | None = None
         # Record events. The frequent ones, decisions and deals, are compact tuples
         # spelled out as dicts only when read (see `events` and `_spell`).
-        self._log: list[Any] = []
-        self._spelled: list[dict[str, Any]] = []
+        self._log = []
+        self._spelled = []
         self.bam_team: int | None = None
         self.trump: int | None = None
         self.kind: HokmKind | None = None
@@ -300,7 +312,9 @@ class HokmState(LoggedState):
         if legal is None:
             kind = self.kind
             if kind == PLAY:  # the commonest question: inline
-                hand = self.hands[self.to_act]
+                seat = self.to_act
+                assert seat is not None  # a decision is pending: a seat is to act
+                hand = self.hands[seat]
                 trick = self.trick
                 if not trick:
                     legal = tuple(hand)
@@ -310,7 +324,9 @@ class HokmState(LoggedState):
                     hi = bisect_left(hand, led + 13, lo)
                     legal = tuple(hand[lo:hi]) if lo < hi else self._void_legal(hand)
             elif kind == DISCARD:
-                legal = tuple(combinations(self.hands[self.to_act], DISCARDS))
+                seat = self.to_act
+                assert seat is not None
+                legal = tuple(combinations(self.hands[seat], DISCARDS))
             else:
                 legal = _FIXED_LEGAL[kind]
             self._legal = legal
@@ -336,6 +352,7 @@ class HokmState(LoggedState):
         if action in legal and type(action) is type(legal[0]):
             if self.kind == PLAY:  # push's hot path, inlined: a call is a tenth of a play's cost
                 seat = self.to_act
+                assert seat is not None
                 self._legal = None
                 self._log.append((self.round, seat, PLAY, action))
                 self.hands[seat].remove(action)
@@ -355,7 +372,9 @@ class HokmState(LoggedState):
         # A pair compares equal with bools or floats in it, so check each card's type.
         if isinstance(action, (tuple, list)) and len(action) == DISCARDS and all(type(c) is int for c in action):
             pair = tuple(sorted(action))
-            hand = self.hands[self.to_act]
+            seat = self.to_act
+            assert seat is not None  # DISCARD is pending
+            hand = self.hands[seat]
             if pair[0] != pair[1] and pair[0] in hand and pair[1] in hand:
                 self.push(pair)
                 return
@@ -365,6 +384,8 @@ class HokmState(LoggedState):
         """Take a legal ``action`` without checking it (the trusted door)."""
         kind = self.kind
         seat = self.to_act
+        if kind is None or seat is None:
+            raise IllegalAction("the match is over; no decision is pending")
         self._legal = None
         if kind == PLAY:  # the hot path: most decisions are plays
             self._log.append((self.round, seat, PLAY, action))
@@ -376,8 +397,6 @@ class HokmState(LoggedState):
             else:
                 self._complete_trick()
             return
-        if kind is None:
-            raise IllegalAction("the match is over; no decision is pending")
         self._log.append((self.round, seat, kind, action))
         if kind == DRAW:  # 2 players draw 20 times a round: inline too
             deck, pos = self.deck, self.stock
@@ -441,7 +460,7 @@ class HokmState(LoggedState):
                 self.legal_actions() if acting else (),  # legal
                 tuple(self.hands[seat]),  # hand
                 tuple(map(len, self.hands)),  # hand_sizes
-                tuple(zip(_PLAY_ORDER[self.players][self.leader], self.trick)),  # trick
+                tuple(zip(_PLAY_ORDER[self.players][self.leader], self.trick, strict=False)),  # trick: so far
                 tuple(self.history),  # tricks
                 tuple(self.tricks_won),
                 tuple(self.scores),
@@ -543,8 +562,10 @@ class HokmState(LoggedState):
 
     def _void_legal(self, hand: list[int]) -> tuple[int, ...]:
         """A seat holding none of the led suit: any card, or a trump under ``must_trump``."""
+        trump = self.trump
+        assert trump is not None  # PLAY is pending: trump is named
         if self.rules.void_rule == "must_trump" and not self._partner_winning():
-            t = self.trump * 13
+            t = trump * 13
             lo = bisect_left(hand, t)
             hi = bisect_left(hand, t + 13, lo)
             if lo < hi:
@@ -555,8 +576,10 @@ class HokmState(LoggedState):
         """4 players: the seat to act's partner has played and is winning the trick."""
         if self.players != 4 or len(self.trick) < 2:
             return False
+        seat = self.to_act
+        assert seat is not None
         winner = (self.leader + winning_index(self.trick, self.trump)) % 4
-        return winner == (self.to_act + 2) % 4
+        return winner == (seat + 2) % 4
 
     def _complete_trick(self) -> None:
         trick = self.trick
@@ -609,7 +632,8 @@ class HokmState(LoggedState):
         A kot is the losers taking no trick; with 3 players only a seat that
         took the first seven (the caller says ``kot=False`` otherwise).
         """
-        rules = self.rules
+        rules, trump = self.rules, self.trump
+        assert trump is not None  # a round ends in play: trump is named
         hakem_team = self.team_of(self.hakem)
         if kot is None:
             kot = self.players == 3 or all(
@@ -628,7 +652,7 @@ class HokmState(LoggedState):
             "type": "round_end",
             "round": self.round,
             "hakem": self.hakem,
-            "trump": SUITS[self.trump],
+            "trump": SUITS[trump],
             "tricks": self.tricks_won[:],
             "winners": list(self.team_seats(team)),
             "points": gained,
@@ -674,7 +698,7 @@ class HokmState(LoggedState):
 
     def _why_illegal(self, action: Any) -> str:
         kind, seat = self.kind, self.to_act
-        if kind is None:
+        if kind is None or seat is None:
             return f"the match is over; no decision is pending (got {action!r})"
         if kind == PLAY:
             return self._why_illegal_play(seat, action)
@@ -697,11 +721,13 @@ class HokmState(LoggedState):
         follow = [c for c in hand if c // 13 == led]
         if follow:
             return f"seat {seat} played {name!r} but must follow {SUIT_NAMES[led]}: holds {names(follow)}"
-        trumps = [c for c in hand if c // 13 == self.trump]
+        trump = self.trump
+        assert trump is not None  # PLAY is pending: trump is named
+        trumps = [c for c in hand if c // 13 == trump]
         partner = " with its partner not winning the trick" if self.players == 4 else ""
         return (
             f"seat {seat} played {name!r} but, void in {SUIT_NAMES[led]}{partner}, "
-            f"must trump ({SUIT_NAMES[self.trump]}): holds {names(trumps)}"
+            f"must trump ({SUIT_NAMES[trump]}): holds {names(trumps)}"
         )
 
     def _why_illegal_discard(self, seat: int, pair: Any) -> str:
@@ -719,18 +745,6 @@ class HokmState(LoggedState):
 
 
 # -- building and rebuilding matches ---------------------------------------
-
-DEAL = "deal"
-
-
-def _spell(compact: tuple[Any, ...]) -> dict[str, Any]:
-    """A compact log entry as its record event: ``(DEAL, round, hakem, deck)`` or
-    ``(round, seat, kind, action)`` for a decision."""
-    if compact[0] is DEAL:
-        _, round_, hakem, deck = compact
-        return {"type": "deal", "round": round_, "hakem": hakem, "deck": [CARD_NAMES[c] for c in deck]}
-    return decision_event(compact, action_to_json)
-
 
 
 def new_match(rules: HokmRules, seed: int | str) -> HokmState:
@@ -862,7 +876,3 @@ def replay(rules: HokmRules, events: Sequence[dict[str, Any]]) -> HokmState:
     return replaying.replay_to_end(
         iter_replay(rules, events), lambda: HokmState(rules, dealer_from_events(rules, events))
     )
-
-
-# The state spells its compact log with this module's speller, defined after the class.
-HokmState._spell = staticmethod(_spell)  # type: ignore[method-assign]
