@@ -185,7 +185,9 @@ def _play_hand(console: Console, rules: Any, seed: int) -> int:
     state = registry.engine("hand").new_match(rules, seed)
     rngs = [random.Random(f"{seed}/{seat}") for seat in range(rules.players)]
     while state.result is None:
-        state.apply(state.random_action(rngs[state.to_act]))
+        seat = state.to_act
+        assert seat is not None  # a match not over has a decision pending
+        state.apply(state.random_action(rngs[seat]))
     console.print(
         f"Hand, {rules.players} players{' in partnership' if rules.partnership else ''}, "
         f"{rules.rounds} round{'s' if rules.rounds != 1 else ''}, opening {rules.opening_points}, seed {seed} "

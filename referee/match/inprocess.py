@@ -24,5 +24,6 @@ def play_match(rules: Any, seed: int | str, players: Sequence[Player]) -> Any:
     state = engine(game_of_rules(rules)).new_match(rules, seed)
     while state.result is None:
         seat = state.to_act
+        assert seat is not None  # a match not over has a decision pending
         state.apply(players[seat](state.view(seat)))
     return state

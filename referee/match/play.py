@@ -268,7 +268,9 @@ class _Run:
             "detail": fault.detail,
         }
         if substituted is not None:
-            event["substituted"] = self.engine.action_to_json(self.state.kind, substituted)
+            kind = self.state.kind
+            assert kind is not None  # a substitute answers the pending decision
+            event["substituted"] = self.engine.action_to_json(kind, substituted)
         self.write(event)
 
     def forfeit(self, faulty_seats: list[int]) -> MatchOutcome:
