@@ -332,9 +332,7 @@ class Scheduler:
             waker = asyncio.ensure_future(self.wake.wait())
             done, _ = await asyncio.wait([*self.tasks, waker], return_when=asyncio.FIRST_COMPLETED)
             waker.cancel()
-            for task in done:
-                if task is waker:
-                    continue
+            for task in done & self.tasks.keys():  # not the waker
                 match = self.tasks.pop(task)
                 self.uses.pop(task, None)
                 if task.cancelled():

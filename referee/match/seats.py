@@ -271,7 +271,7 @@ def open_channel(address: str) -> grpc.aio.Channel:
 
 def _serialize(message: bytes | pb.RefereeMessage) -> bytes:
     """The Play stream's serializer: a decision comes serialized already, the rest as messages."""
-    return message if type(message) is bytes else message.SerializeToString()
+    return message if isinstance(message, bytes) else message.SerializeToString()
 
 
 class Unreadable:

@@ -74,7 +74,7 @@ class RecordWriter:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self._file: IO[bytes]
+        self._file: IO[bytes] | gzip.GzipFile
         self._gzip = self.path.suffix == ".gz"
         self.failure: RecordError | None = None
         self._told = False  # whether a caller has seen the failure raised
