@@ -20,10 +20,14 @@ from random import Random
 from typing import Any, Protocol, Self, TypeVar
 
 from waraq.referee.games.options import GameRules
-from waraq.referee.games.replaying import ReplayError
 from waraq.referee.games.results import Result
 
 Event = dict[str, Any]  # a record line as docs/records.md spells it
+
+
+class ReplayError(ValueError):
+    """A record that the rules do not reproduce; the message says where and how (every game's,
+    raised by :mod:`waraq.referee.games.replaying`, which drives a replay through this contract)."""
 
 
 class GameView(Protocol):

@@ -12,18 +12,14 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
+from waraq.referee.games.contract import GameState, ReplayError
 from waraq.referee.games.dealers import DealError, MissingDeal
 
-if TYPE_CHECKING:  # the contract names this module's ReplayError: imported for types only
-    from waraq.referee.games.contract import GameState
+__all__ = ["ReplayError", "iter_replay", "replay_to_end"]  # ReplayError is the contract's; the engines import it here
 
-State = TypeVar("State", bound="GameState")
-
-
-class ReplayError(ValueError):
-    """A record that the rules do not reproduce; the message says where and how."""
+State = TypeVar("State", bound=GameState)
 
 
 def iter_replay(
