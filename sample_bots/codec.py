@@ -45,7 +45,9 @@ PROTOCOL_VERSION = 1
 NOTE_LIMIT = 1024  # bytes in UTF-8
 
 # Which oneof field of Action carries each Hokm decision kind.
-ACTION_FIELD = {TRUMP: "suit", PLAY: "card", DISCARD: "discard", DRAW: "draw", REDEAL: "answer", BAM: "answer"}
+ACTION_FIELD: dict[str, str] = {
+    TRUMP: "suit", PLAY: "card", DISCARD: "discard", DRAW: "draw", REDEAL: "answer", BAM: "answer"
+}
 
 
 def clip_note(note: object) -> str:
@@ -71,6 +73,10 @@ def kind_of(request: pb.DecisionRequest) -> str:
     """The request's decision kind as its game's member (a ``HokmKind`` or a ``HandKind``)."""
     if is_hand(request):
         return _hand().kind_of(request)
+    return _hokm_kind(request)
+
+
+def _hokm_kind(request: pb.DecisionRequest) -> HokmKind:
     if request.kind not in ACTION_FIELD:
         raise ActionError(f"{request.kind!r} is not a Hokm decision kind: expected one of {', '.join(hokm.KINDS)}")
     return HokmKind(request.kind)
@@ -82,7 +88,7 @@ def message_to_view(request: pb.DecisionRequest) -> Any:
     if is_hand(request):
         return _hand().message_to_view(request)
     m = request.hokm
-    kind = kind_of(request)
+    kind = _hokm_kind(request)
     if kind == PLAY:  # the commonest question: its legal actions are cards
         legal: tuple[Any, ...] = _cards([a.card for a in request.legal])
     else:

@@ -100,8 +100,10 @@ def decision_request(
 
     A TURN lists no legal actions: the turn is checked whole."""
     request = pb.DecisionRequest() if into is None else into
+    kind = view.kind
+    assert kind is not None  # asked of the seat to act
     fill_header(request, seq, view, match_id=match_id, deadline_ms=deadline_ms, bank_ms=bank_ms)
-    request.legal.extend([action_to_message(view.kind, a) for a in view.legal])
+    request.legal.extend([action_to_message(kind, a) for a in view.legal])
     _fill_view(request.hand, view)
     return request
 

@@ -22,7 +22,9 @@ from waraq.referee.wire.common import fill_header
 from waraq.v1 import bot_pb2 as pb
 
 # Which oneof field of Action carries each decision kind.
-ACTION_FIELD = {TRUMP: "suit", PLAY: "card", DISCARD: "discard", DRAW: "draw", REDEAL: "answer", BAM: "answer"}
+ACTION_FIELD: dict[str, str] = {
+    TRUMP: "suit", PLAY: "card", DISCARD: "discard", DRAW: "draw", REDEAL: "answer", BAM: "answer"
+}
 
 
 def action_to_message(kind: str, action: Any) -> pb.Action:
@@ -138,6 +140,7 @@ def decision_request(
     """
     request = pb.DecisionRequest() if into is None else into
     kind = view.kind
+    assert kind is not None  # asked of the seat to act
     fill_header(request, seq, view, match_id=match_id, deadline_ms=deadline_ms, bank_ms=bank_ms)
     if kind == PLAY:  # the commonest question: its legal actions are cards
         add = request.legal.add

@@ -92,7 +92,7 @@ _LEGAL_ANSWER = {True: _field(3, b"\x28\x01"), False: _field(3, b"\x28\x00")}
 _TRICK = [[_field(10, _uint(1, seat) + _field(2, n)) for n in _NAMES] for seat in range(4)]  # HokmView.trick
 _TRUMP = [_field(5, s.encode()) for s in SUITS]  # HokmView.trump
 _REQUEST_KIND = {kind: _field(2, kind.encode()) for kind in KINDS}
-_VIEW_KIND = {kind: _field(6, kind.encode()) for kind in KINDS}
+_VIEW_KIND: dict[str | None, bytes] = {kind: _field(6, kind.encode()) for kind in KINDS}
 _DEADLINE, _BANK = b"\x21", b"\x29"  # DecisionRequest's keys of its doubles
 _HAND_SIZES, _TRICKS_WON, _SCORES = _key(9, 2), _key(12, 2), _key(13, 2)  # HokmView's packed lists
 _BAM = _key(18, 0) + b"\x01"
@@ -108,8 +108,8 @@ def _uints(number: int) -> list[bytes]:
 
 _SEQ_FIELDS, _SEAT_FIELDS = _uints(1), _uints(7)  # DecisionRequest's
 _VIEW_SEATS, _PLAYERS, _ROUNDS, _HAKEMS, _TO_ACTS = (_uints(n) for n in (1, 2, 3, 4, 7))  # HokmView's
-_TRUMPS = {None: b"", **dict(enumerate(_TRUMP))}
-_VIEW_KINDS = {None: b"", **_VIEW_KIND}
+_TRUMPS: dict[int | None, bytes] = {None: b"", **dict(enumerate(_TRUMP))}
+_VIEW_KINDS: dict[str | None, bytes] = {None: b"", **_VIEW_KIND}
 
 
 def _small(table: list[bytes], number: int, n: int | None) -> bytes:
