@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from waraq.referee.launch import built_in
-from waraq.referee.launch.bots import BotSpec
+from waraq.referee.launch.bots import BotSpec, SpecKind
 
 BOTS_PACKAGE = "waraq.bots"
 
@@ -73,9 +73,9 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")  # env's VAR=value
 
 def code_files(spec: BotSpec, folder: str = "") -> list[Path]:
     """The files that are the code of the bot ``spec`` (relative paths from ``folder``)."""
-    if spec.kind == "builtin":
+    if spec.kind == SpecKind.BUILTIN:
         return builtin_code(spec.value)
-    if spec.kind != "command":
+    if spec.kind != SpecKind.COMMAND:
         return []  # an address: only its Hello says what it is
     base = Path(folder or ".")
     try:

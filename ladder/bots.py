@@ -30,7 +30,6 @@ from waraq.referee.launch import sandbox
 from waraq.referee.launch.bots import Endpoint
 
 # The confinement a bot gets unless told otherwise; one instance serves every call, as it is frozen.
-DEFAULT_CONFINEMENT = sandbox.Config()
 
 
 @dataclass(frozen=True)
@@ -64,7 +63,7 @@ async def start(
     startup_ms: float,
     attempts: int,
     log_dir: Path | None,
-    confinement: sandbox.Config = DEFAULT_CONFINEMENT,
+    confinement: sandbox.Config = sandbox.DEFAULT,
     store: Store | None = None,
 ) -> Endpoint:
     """An endpoint made ready in up to ``attempts`` tries; on failure its ``failure`` says why.

@@ -31,7 +31,7 @@ from waraq.ladder import key_file, ledger
 from waraq.ladder.config import Bot, LadderConfig
 from waraq.ladder.ratings import environment
 from waraq.ladder.store import ACTIVE, PLANNED, REMOVED, RETIRED, SUSPENDED, Entry, FaultRow, Outcome, Planned, Store
-from waraq.referee.launch.bots import Endpoint, FailedSeat
+from waraq.referee.launch.bots import Endpoint, FailedSeat, SpecKind
 from waraq.referee.match import secret_deals
 from waraq.referee.match.faults import Fault, FaultCode
 from waraq.referee.match.play import FaultPolicy, MatchConfig, abort_on_referee_error, run_match
@@ -207,7 +207,9 @@ class Scheduler:
         """The process of each seat: one a seat the bot holds, and another set for each seating of
         a deal. The matches of a duplicate deal share their decks: a process that played one
         would know the hands of the next (in 4-player Hokm most of the deck is played face up)."""
-        address = {entry: self.bot_of(self.store.entry(entry)).bot_spec.kind == "address" for entry in planned.seats}
+        address = {
+            entry: self.bot_of(self.store.entry(entry)).bot_spec.kind == SpecKind.ADDRESS for entry in planned.seats
+        }
         players = len(planned.seats)
         return [
             (entry, slot if address[entry] else planned.position * players + slot)

@@ -21,6 +21,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
 import grpc
@@ -37,32 +38,39 @@ STOP_GRACE_S = 3.0
 EXIT_GRACE_S = 2.0  # for a bot's process to be seen ending once its stream broke
 
 
+class SpecKind(StrEnum):
+    """What a bot spec names; the values are how ladder.toml and the records' labels have always said it."""
+
+    BUILTIN = "builtin"  # a name in :mod:`waraq.referee.launch.built_in`'s table
+    COMMAND = "command"  # a command line with {port} or {socket}, launched by the referee
+    ADDRESS = "address"  # a bot already listening: host:port or unix:PATH
+
+
 @dataclass(frozen=True)
 class BotSpec:
-    """How to reach one bot: ``kind`` is "builtin" (a name in :mod:`waraq.referee.launch.built_in`'s
-    table), "command" or "address"."""
+    """How to reach one bot: a :class:`SpecKind` and its text."""
 
-    kind: str
+    kind: SpecKind
     value: str
 
     @classmethod
     def parse(cls, text: str) -> BotSpec:
         text = text.strip()
         if text in built_in.names():
-            return cls("builtin", text)
+            return cls(SpecKind.BUILTIN, text)
         if "{port}" in text or "{socket}" in text:
-            return cls("command", text)
+            return cls(SpecKind.COMMAND, text)
         if text.startswith("unix:") or _looks_like_address(text):
-            return cls("address", text)
+            return cls(SpecKind.ADDRESS, text)
         raise ValueError(
             f"bot {text!r} is none of: a built-in bot ({', '.join(built_in.names())}), a command with "
             "{port} or {socket} (e.g. 'node sample_bots/js/bot.js --port {port}'), or an address (host:port, unix:PATH)"
         )
 
     def command(self) -> str | None:
-        if self.kind == "builtin":
+        if self.kind == SpecKind.BUILTIN:
             return f"{shlex.quote(sys.executable)} -m {built_in.SERVER} {self.value} --unix {{socket}}"
-        return self.value if self.kind == "command" else None
+        return self.value if self.kind == SpecKind.COMMAND else None
 
     def __str__(self) -> str:
         return self.value
@@ -83,7 +91,7 @@ class Endpoint:
         startup_ms: float,
         log_dir: Path | None = None,
         cwd: str | None = None,
-        confinement: sandbox.Config = sandbox.Config(),
+        confinement: sandbox.Config = sandbox.DEFAULT,
         warn: Callable[[str], None] | None = None,
     ) -> None:
         self.spec = spec
@@ -96,7 +104,7 @@ class Endpoint:
         self.name = hello.label(spec.kind, spec.value)  # until its Hello names it
         self.version = ""
         self.hello: pb.HelloReply | None = None  # once it answered: every seat checks it (waraq.referee.match.hello)
-        self.address = spec.value if spec.kind == "address" else ""
+        self.address = spec.value if spec.kind == SpecKind.ADDRESS else ""
         self.failure: Fault | None = None
         self.process: asyncio.subprocess.Process | None = None
         self.pid: int | None = None  # of a launched bot, kept after it stops (its process group id)

@@ -109,6 +109,9 @@ class Config:
     hidden: tuple[Path, ...] = ()
 
 
+DEFAULT = Config()  # frozen: one instance serves every default argument
+
+
 # -- what the machine offers ---------------------------------------------------------------
 
 

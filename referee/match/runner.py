@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 from waraq.referee.games.registry import game_of_rules
 from waraq.referee.games.results import ResultReason
 from waraq.referee.launch import sandbox
-from waraq.referee.launch.bots import BotSpec, Endpoint
+from waraq.referee.launch.bots import BotSpec, Endpoint, SpecKind
 from waraq.referee.match import secret_deals
 from waraq.referee.match.play import (
     FaultPolicy,
@@ -107,7 +107,7 @@ def seat_slots(bots: Sequence[Bot], one_server: Callable[[Bot], bool] = lambda b
 
 
 def _address(spec: BotSpec) -> bool:
-    return spec.kind == "address"
+    return spec.kind == SpecKind.ADDRESS
 
 
 def record_name(seed: int, game: str = "hokm") -> str:
