@@ -123,6 +123,10 @@ def test_a_hokm_record_read_back_from_json_replays_to_the_same_match():
         seen |= kinds
         replayed = hokm.replay(rules, events)
         assert replayed.events == played.events and replayed.result == played.result
+        # The state's own kind stays the member itself, whatever strings the record held:
+        # HokmState compares it by identity on its hot path.
+        for state in hokm.iter_replay(rules, events):
+            assert state.kind is None or any(state.kind is k for k in hokm.KINDS)
         if seen == set(SPELLED[hokm]):
             break
     assert seen == set(SPELLED[hokm]), f"the seeds tried never asked for {set(SPELLED[hokm]) - seen}"

@@ -56,9 +56,9 @@ class HokmKind(StrEnum):
 
     A ``str`` subclass, so a kind that arrives as a plain string (a record line
     through ``json.loads``, a request's ``kind`` field) compares and hashes
-    equal to its member: every comparison is ``==``, never ``is``, which
-    such a string would fail silently. ``==`` costs no more than ``is`` did
-    within bench/engine.py's noise: str's equality tests identity first.
+    equal to its member. Compare kinds with ``==``: ``is`` fails such a string
+    silently. The one exception is :class:`HokmState`'s own ``kind`` in its
+    hot methods (the comment above :meth:`HokmState.legal_actions` says why).
     """
 
     TRUMP = "TRUMP"
@@ -306,12 +306,17 @@ class HokmState(LoggedState):
 
     # -- the decision interface ------------------------------------------
 
+    # legal_actions, apply and push compare self.kind by identity: only this class sets it,
+    # always to a HokmKind member or None, and `==` on a str subclass skips the interpreter's
+    # str fast path: it cost about 4% of a whole match (bench/engine.py's loop, in interleaved pairs).
+    # Every kind that comes from outside is compared with `==`.
+
     def legal_actions(self) -> tuple[Any, ...]:
         """The pending decision's legal actions (empty when the match is over)."""
         legal = self._legal
         if legal is None:
             kind = self.kind
-            if kind == PLAY:  # the commonest question: inline
+            if kind is PLAY:  # the commonest question: inline
                 seat = self.to_act
                 assert seat is not None  # a decision is pending: a seat is to act
                 hand = self.hands[seat]
@@ -323,7 +328,7 @@ class HokmState(LoggedState):
                     lo = bisect_left(hand, led)
                     hi = bisect_left(hand, led + 13, lo)
                     legal = tuple(hand[lo:hi]) if lo < hi else self._void_legal(hand)
-            elif kind == DISCARD:
+            elif kind is DISCARD:
                 seat = self.to_act
                 assert seat is not None
                 legal = tuple(combinations(self.hands[seat], DISCARDS))
@@ -342,7 +347,7 @@ class HokmState(LoggedState):
 
     def apply(self, action: Any) -> None:
         """Take ``action`` for the seat to act, or raise :class:`IllegalAction` saying why."""
-        if self.kind == DISCARD:
+        if self.kind is DISCARD:
             self._apply_discard(action)
             return
         legal = self._legal
@@ -350,7 +355,7 @@ class HokmState(LoggedState):
             legal = self.legal_actions()
         # `in` alone would take True for the card 1 or 0 for False: types must match too.
         if action in legal and type(action) is type(legal[0]):
-            if self.kind == PLAY:  # push's hot path, inlined: a call is a tenth of a play's cost
+            if self.kind is PLAY:  # push's hot path, inlined: a call is a tenth of a play's cost
                 seat = self.to_act
                 assert seat is not None
                 self._legal = None
@@ -387,7 +392,7 @@ class HokmState(LoggedState):
         if kind is None or seat is None:
             raise IllegalAction("the match is over; no decision is pending")
         self._legal = None
-        if kind == PLAY:  # the hot path: most decisions are plays
+        if kind is PLAY:  # the hot path: most decisions are plays
             self._log.append((self.round, seat, PLAY, action))
             self.hands[seat].remove(action)
             trick = self.trick
@@ -398,7 +403,7 @@ class HokmState(LoggedState):
                 self._complete_trick()
             return
         self._log.append((self.round, seat, kind, action))
-        if kind == DRAW:  # 2 players draw 20 times a round: inline too
+        if kind is DRAW:  # 2 players draw 20 times a round: inline too
             deck, pos = self.deck, self.stock
             insort(self.hands[seat], deck[pos] if action == KEEP else deck[pos + 1])
             self.draw_choices.append(action)
@@ -408,17 +413,17 @@ class HokmState(LoggedState):
             else:
                 self.to_act = 1 - seat
             return
-        if kind == TRUMP:
+        if kind is TRUMP:
             self.trump = action
             self._after_trump()
-        elif kind == REDEAL:
+        elif kind is REDEAL:
             if action:
                 self.shown.append((seat, tuple(self.hands[seat])))
                 self.redeals += 1
                 self._deal_first_packets()
             else:
                 self.kind = TRUMP
-        elif kind == DISCARD:
+        elif kind is DISCARD:
             self._discard(seat, action)
         else:  # BAM
             if action:
