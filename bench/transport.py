@@ -308,13 +308,13 @@ async def memory_figure(concurrency: int, addresses: list[str], record: bool, tr
 
 
 WATCHED = (  # the referee's own steps per decision, by (file name, function); shown if called
-    ("hokm.py", "view"),
-    ("wire_bytes.py", "decision_message"),
-    ("hokm.py", "apply"),
+    ("engine.py", "view"),
+    ("hokm_bytes.py", "decision_message"),
+    ("engine.py", "apply"),
     ("seats.py", "_answer"),
-    ("match.py", "write_engine_events"),
-    ("records.py", "write_now"),
-    ("records.py", "drain"),
+    ("play.py", "write_engine_events"),
+    ("record_file.py", "write_now"),
+    ("record_file.py", "drain"),
     ("_call.py", "_write"),
     ("_call.py", "_read"),
 )
