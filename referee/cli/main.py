@@ -272,7 +272,8 @@ def _rounds_table(state: HokmState) -> Table:
 def _print_tricks(console: Console, state: HokmState) -> None:
     """Each round's tricks, rebuilt from the events alone, as a record reader would."""
     players = state.rules.players
-    trump, leader, plays = 0, 0, []
+    trump, leader = 0, 0
+    plays: list[str] = []  # the trick so far, as the records spell its cards
     for event in state.events:
         kind = event.get("kind")
         if event["type"] == "deal":
@@ -355,10 +356,10 @@ def _match(console: Console, args: argparse.Namespace) -> int:
             markup=False,  # a fault's detail quotes the bot (its reply, its output)
         )
     console.print(f"records in {folder}/", highlight=False, soft_wrap=True, markup=False)
-    failed = [e for e in report.bots if e.failure is not None]
+    failed = [(e.spec, e.failure) for e in report.bots if e.failure is not None]
     # A run whose bot never played is a failed run: exit 1 below. Once a bot and reason (a bot
     # holding two seats is launched once per seat, and both fail alike).
-    for line in dict.fromkeys(f"bot {e.spec} failed to start: {e.failure.detail}" for e in failed):
+    for line in dict.fromkeys(f"bot {spec} failed to start: {failure.detail}" for spec, failure in failed):
         print_error(line)
     if report.stopped is not None:
         print_error(_stopped(report.stopped, len(outcomes), args.games, folder, key_given=bool(given)))

@@ -204,12 +204,12 @@ class _Run:
             self.record.write(self.header())
         self.write_engine_events()
         failed = []
-        for seat, bot in enumerate(self.seats):
+        for opener, bot in enumerate(self.seats):
             try:
-                await bot.open(self.match_start(seat))
+                await bot.open(self.match_start(opener))
             except Fault as opening:
-                self.fault(seat, opening)
-                failed.append(seat)
+                self.fault(opener, opening)
+                failed.append(opener)
         if failed:
             return self.forfeit(failed)
         seq = [0] * rules.players
@@ -220,6 +220,7 @@ class _Run:
         forfeit_first = config.policy is FaultPolicy.FORFEIT
         while state.result is None:
             seat = state.to_act
+            assert seat is not None  # a match not over has a seat to act
             seq[seat] += 1
             question = Question(seq[seat], state.view(seat), match_id, deadline_ms, banks[seat].left_ms, sent)
             begun = time.perf_counter()

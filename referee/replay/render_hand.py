@@ -22,7 +22,7 @@ from the stock, or a choice another seat was offered and declined.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,7 +94,7 @@ def hand_text(hand: Sequence[int], widths: Sequence[int] | None = None) -> Text:
     return text
 
 
-def hands_block(hands: dict[int, Sequence[int]], width: int, indent: int = 2) -> list[Text]:
+def hands_block(hands: Mapping[int, Sequence[int]], width: int, indent: int = 2) -> list[Text]:
     """One line per seat, ``s1  S: ...``, the suits lined up when that fits in ``width``."""
     groups = {seat: suit_groups(hand) for seat, hand in hands.items()}
     widths = [max(len(g[0][suit]) for g in groups.values()) for suit in range(4)]
@@ -244,6 +244,7 @@ class _HandLines:
         else:
             text = Text(f"{self.turns + 1:>4}  s{step.seat} ").append_text(self.draw(step, take))
             yield text.append(" and is to meld and discard")
+        assert step.fault is not None  # an unanswered question is one the match ended on by its fault
         yield self.fault(step.fault)
 
     def turn(self, step: Step, take: Step | None) -> Iterator[RenderableType]:

@@ -140,6 +140,7 @@ def draw_text(draw: DrawStep) -> Text:
     """One of a seat's own draws as it saw it: ``kept 6S`` (``, burned 7H`` if it saw the
     burned card), or ``passed 4D, took 2H``."""
     if draw.choice == PASS:
+        assert draw.second is not None  # after a pass the second card joined the hand: the drawer saw it
         return Text("passed ").append_text(card_text(draw.offered)).append(", took ").append_text(
             card_text(draw.second)
         )
@@ -195,7 +196,7 @@ class _MatchLines:
 
     def lines(self) -> Iterator[RenderableType]:
         started_trick: set[int] = set()
-        for line, event, step, state in self.replay.timeline():
+        for _line, event, step, state in self.replay.timeline():
             kind = event.get("type")
             if kind == "deal" and self.shown(event.get("round")):
                 yield from self.deal(event, state)
@@ -269,7 +270,9 @@ class _MatchLines:
             )
             yield from self.notes([step])
             if self.rules.players > 2:
-                yield Text("Hands after the rest of the deal:" if self.seat is None else "Its hand after the rest of the deal:")
+                yield Text(
+                    "Hands after the rest of the deal:" if self.seat is None else "Its hand after the rest of the deal:"
+                )
                 yield from hands_block(after, self.seats(), self.width)
         elif kind == REDEAL:
             if step.action:
@@ -285,8 +288,11 @@ class _MatchLines:
             yield from self.notes([step])
         elif kind == DISCARD:
             if mine:
-                yield Text(f"s{step.seat} discards ").append_text(cards_text(step.action)).append(", keeps: ").append_text(
-                    hand_text(after.hands[step.seat])
+                yield (
+                    Text(f"s{step.seat} discards ")
+                    .append_text(cards_text(step.action))
+                    .append(", keeps: ")
+                    .append_text(hand_text(after.hands[step.seat]))
                 )
                 yield from self.notes([step])
             else:
@@ -364,8 +370,8 @@ class _MatchLines:
         rules = self.rules
         points = event.get("points") or []
         side = next((i for i, p in enumerate(points) if p), None)
-        kot = {"kot": " (kot)", "hakem_kot": " (hakem-kot)"}.get(event.get("kot"), "")
-        bam = {"won": ", bam won", "lost": ", bam lost"}.get(event.get("bam"), "")
+        kot = {"kot": " (kot)", "hakem_kot": " (hakem-kot)"}.get(event.get("kot", ""), "")
+        bam = {"won": ", bam won", "lost": ", bam lost"}.get(event.get("bam", ""), "")
         if side is None:
             won = "no points"
         else:
@@ -417,9 +423,8 @@ class StepScreen:
         )
         trump = f"trump {SUITS[state.trump]}" if state.trump is not None else "no trump yet"
         score = "-".join(map(str, state.scores))
-        yield Text(
-            f"Hakem s{state.hakem}, {trump}; score {score}, tricks {side_counts(rules, state.tricks_won)} ({sides(rules)})"
-        )
+        tricks = side_counts(rules, state.tricks_won)
+        yield Text(f"Hakem s{state.hakem}, {trump}; score {score}, tricks {tricks} ({sides(rules)})")
         seats = range(rules.players) if self.seat is None else [self.seat]
         yield from hands_block(state, seats, options.max_width)
         if self.seat is not None:
@@ -502,7 +507,8 @@ class Walker:
                     (i for i, s in enumerate(self.steps) if s.round == self.step.round and s.trick == target), None
                 )
             if found is None:
-                return f"no such {'decision' if verb == 'j' else 'round' if verb == 'r' else 'trick in this round'}: {target}"
+                what = "decision" if verb == "j" else "round" if verb == "r" else "trick in this round"
+                return f"no such {what}: {target}"
             self.index = found
             return None
         return f"not understood: {line.strip()!r}; {STEP_HELP}"

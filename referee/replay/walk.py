@@ -363,7 +363,9 @@ class _Walk:
                 if not replay.steps and self._at_open(event):
                     continue
                 if pending is not None:
-                    raise _Stop(INCONSISTENT, f"line {line}: a second fault on one question (the first: line {pending[0]})")
+                    raise _Stop(
+                        INCONSISTENT, f"line {line}: a second fault on one question (the first: line {pending[0]})"
+                    )
                 if state.is_over:
                     raise _Stop(INCONSISTENT, f"line {line}: a fault of seat {event['seat']} after the match is over")
                 if event["seat"] != state.to_act:
@@ -393,6 +395,7 @@ class _Walk:
                     raise _Stop(INCONSISTENT, f"line {fault_line}: a fault without a substitute, yet play goes on")
                 number, bank_left, sent = question(seat, fault)
                 ms = _number(event.get("ms"))
+                assert before.kind is not None  # the engine played a decision from it: one was pending
                 replay.steps.append(
                     Step(
                         number=len(replay.steps) + 1,
@@ -430,6 +433,7 @@ class _Walk:
         if pending is not None:
             line, fault = pending
             number, bank_left, sent = question(fault["seat"], fault)
+            assert state.kind is not None  # the fault came while the match was not over, and no decision since
             replay.steps.append(
                 Step(
                     number=len(replay.steps) + 1,
@@ -488,7 +492,10 @@ class _Walk:
             raise _Stop(INCONSISTENT, f"line 1: {rules.players} players, but the header lists {len(seats)} seats")
         for index, entry in enumerate(seats):
             if not (isinstance(entry, dict) and entry.get("seat") == index and isinstance(entry.get("bot"), str)):
-                raise _Stop(CORRUPT, f"line 1: seats[{index}] = {quote(entry, 60, repr)} is not {{seat: {index}, bot: a name, …}}")
+                raise _Stop(
+                    CORRUPT,
+                    f"line 1: seats[{index}] = {quote(entry, 60, repr)} is not {{seat: {index}, bot: a name, …}}",
+                )
         return rules
 
     def _fault(self, line: int, event: dict[str, Any], players: int) -> dict[str, Any]:
@@ -525,7 +532,8 @@ class _Walk:
         winners = [s for s in range(state.players) if state.team_of(s) not in losing]
         if result.get("winners") != winners:
             raise _Stop(
-                INCONSISTENT, f"line {line}: record has winners = {result.get('winners')!r}, the forfeit gives {winners}"
+                INCONSISTENT,
+                f"line {line}: record has winners = {result.get('winners')!r}, the forfeit gives {winners}",
             )
         if result.get("score") != state.scores:
             raise _Stop(
