@@ -164,7 +164,9 @@ def _number(low: float, high: float, *, open_low: bool = False, open_high: bool 
             if above and below:
                 return float(value)
         if high == INF:
-            raise BadValue(f"expected a number {'>' if open_low else '>='} {toml_value(low)}" if low > -INF else "expected a number")
+            if low == -INF:
+                raise BadValue("expected a number")
+            raise BadValue(f"expected a number {'>' if open_low else '>='} {toml_value(low)}")
         left, right = "(" if open_low else "[", ")" if open_high else "]"
         raise BadValue(f"expected a number in {left}{toml_value(low)}, {toml_value(high)}{right}")
 
@@ -207,7 +209,11 @@ TABLES: dict[str, tuple[type, dict[str, tuple[Check, str]]]] = {
     "faults": (
         Faults,
         {
-            "policy": (one_of(*POLICIES), "forfeit: a fault loses the match for the faulty side; substitute: a random legal action is played instead"),
+            "policy": (
+                one_of(*POLICIES),
+                "forfeit: a fault loses the match for the faulty side; "
+                "substitute: a random legal action is played instead",
+            ),
             "max_faults": (integer(1), "substitute: a seat's faults in one match that still forfeit it"),
             "suspend_after": (integer(1), "matches with a CRASH or STARTUP fault that suspend a bot"),
             "start_attempts": (integer(1), "tries to start a bot before it is suspended"),
@@ -216,8 +222,15 @@ TABLES: dict[str, tuple[type, dict[str, tuple[Check, str]]]] = {
     "matchmaking": (
         Matchmaking,
         {
-            "duplicate": (boolean, "play each deal once per seating, the bots moved on by one seat each time (same decks, same first hakem or first player)"),
-            "partners": (one_of(*PARTNERS), "teams: mixed = a bot partners other bots (rates each bot); self = a bot partners itself"),
+            "duplicate": (
+                boolean,
+                "play each deal once per seating, the bots moved on by one seat each time "
+                "(same decks, same first hakem or first player)",
+            ),
+            "partners": (
+                one_of(*PARTNERS),
+                "teams: mixed = a bot partners other bots (rates each bot); self = a bot partners itself",
+            ),
             "batch": (integer(1), "matches planned at once; a batch is planned from the ratings two batches back"),
             "candidates": (integer(1), "seatings weighed for each match when there are more than this many"),
             "uncertainty_weight": (_number(0, INF), "preference for bots with uncertain ratings (high sigma)"),
@@ -229,7 +242,10 @@ TABLES: dict[str, tuple[type, dict[str, tuple[Check, str]]]] = {
         RunSettings,
         {
             "concurrency": (integer(1), "matches played at once"),
-            "confidence": (_number(0.5, 1, open_high=True), "--until-stable: P(each bot ranks above the next) to reach"),
+            "confidence": (
+                _number(0.5, 1, open_high=True),
+                "--until-stable: P(each bot ranks above the next) to reach",
+            ),
             "max_matches": (integer(1), "--until-stable: stop at this many matches in all if not stable"),
             "gzip": (boolean, "write records as .jsonl.gz"),
         },
@@ -237,9 +253,16 @@ TABLES: dict[str, tuple[type, dict[str, tuple[Check, str]]]] = {
     "sandbox": (
         SandboxSettings,
         {
-            "mode": (one_of(*(m.value for m in sandbox.Isolation)), "auto: confine launched bots where the machine can (`waraq doctor`); on: or refuse to start them; off: never"),
+            "mode": (
+                one_of(*(m.value for m in sandbox.Isolation)),
+                "auto: confine launched bots where the machine can (`waraq doctor`); "
+                "on: or refuse to start them; off: never",
+            ),
             "memory_mb": (integer(1), "memory of one bot process and its children (MiB)"),
-            "cpu_seconds": (integer(1), "CPU time of one bot process over the whole run (its thinking is bounded by time_control)"),
+            "cpu_seconds": (
+                integer(1),
+                "CPU time of one bot process over the whole run (its thinking is bounded by time_control)",
+            ),
             "processes": (integer(1), "processes and threads one bot may run at once"),
             "file_mb": (integer(1), "largest file a bot may write (MiB)"),
             "scratch_mb": (integer(1), "size of a bot's private /tmp (MiB), counted in its memory"),
@@ -388,7 +411,8 @@ def dumps(config: LadderConfig) -> str:
         "# A Waraq ladder. `waraq ladder run` plays it; `waraq ladder show` shows the table.",
         "# Bots: `waraq ladder add NAME SPEC` and `waraq ladder remove NAME` (or edit [[bots]] below).",
         f"format = {toml_value(FORMAT)}",
-        f"game = {toml_value(config.game)}  # {' or '.join(map(toml_value, registry.GAMES))}: the game every match plays",
+        f"game = {toml_value(config.game)}"
+        f"  # {' or '.join(map(toml_value, registry.GAMES))}: the game every match plays",
         f"seed = {config.seed}  # picks the deals and the matchmaking's choices",
         "",
         "[rules]  # every rule key of docs/rules.md; changing them after matches were played is refused",

@@ -163,7 +163,9 @@ def rate(
     }
 
 
-def quality(env: trueskill.TrueSkill, ratings: Mapping[int, Rating], seats: Sequence[int], players: int | Layout) -> float:
+def quality(
+    env: trueskill.TrueSkill, ratings: Mapping[int, Rating], seats: Sequence[int], players: int | Layout
+) -> float:
     """trueskill's match quality (its draw probability) of this seating: 1 is a perfectly even match."""
     _, groups, weights = _groups(ratings, env, seats, players)
     return env.quality(groups, weights=weights)
@@ -190,7 +192,8 @@ def table_order(ratings: Mapping[int, Rating]) -> list[int]:
 def neighbour_confidence(ratings: Mapping[int, Rating]) -> list[tuple[int, int, float]]:
     """For each two neighbours of the table (upper, lower): P(upper's skill > lower's), by :func:`p_above`."""
     order = table_order(ratings)
-    return [(a, b, p_above(ratings[a], ratings[b])) for a, b in zip(order, order[1:])]
+    # order[1:] is one shorter: each bot but the last, paired with the one below it
+    return [(a, b, p_above(ratings[a], ratings[b])) for a, b in zip(order, order[1:], strict=False)]
 
 
 def is_ordered(ratings: Mapping[int, Rating], confidence: float) -> bool:

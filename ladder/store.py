@@ -222,7 +222,9 @@ class Store:
             raise StoreError(f"{path} exists already")
         try:
             store = cls(_connect(path), path)
-            store.db.executescript(f"BEGIN IMMEDIATE; {SCHEMA} INSERT INTO meta VALUES ('schema', '{SCHEMA_VERSION}'); COMMIT;")
+            store.db.executescript(
+                f"BEGIN IMMEDIATE; {SCHEMA} INSERT INTO meta VALUES ('schema', '{SCHEMA_VERSION}'); COMMIT;"
+            )
         except sqlite3.Error as error:  # a full disk: no half-made database is left to be taken for a ladder's
             for made in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
                 made.unlink(missing_ok=True)
@@ -388,7 +390,9 @@ class Store:
             (spec, *identity, entry_id),
         )
 
-    def set_status(self, entry_id: int, status: str, reason: str | None = None, suspended_at: int | None = None) -> None:
+    def set_status(
+        self, entry_id: int, status: str, reason: str | None = None, suspended_at: int | None = None
+    ) -> None:
         self._in_transaction()
         self.db.execute(
             "UPDATE bots SET status = ?, reason = ?, suspended_at = ? WHERE id = ?",
@@ -427,7 +431,9 @@ class Store:
 
     def next_ids(self) -> tuple[int, int, int]:
         """(next match id, next batch, next deal): match ids start at 1, batches and deals at 0."""
-        last_id, last_batch, last_deal = self.db.execute("SELECT MAX(id), MAX(batch), MAX(deal) FROM matches").fetchone()
+        last_id, last_batch, last_deal = self.db.execute(
+            "SELECT MAX(id), MAX(batch), MAX(deal) FROM matches"
+        ).fetchone()
         if last_id is None:
             return 1, 0, 0
         return last_id + 1, last_batch + 1, last_deal + 1
@@ -602,7 +608,9 @@ class Store:
 
     def seatings(self, before: int) -> list[tuple[int, ...]]:
         """The seats (entry ids by seat) of every match planned before ``before``, in order."""
-        rows = self.db.execute("SELECT match_id, bot_id FROM seats WHERE match_id < ? ORDER BY match_id, seat", (before,))
+        rows = self.db.execute(
+            "SELECT match_id, bot_id FROM seats WHERE match_id < ? ORDER BY match_id, seat", (before,)
+        )
         out: dict[int, list[int]] = {}
         for match_id, bot in rows:
             out.setdefault(match_id, []).append(bot)

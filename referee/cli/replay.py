@@ -70,7 +70,8 @@ def register(commands: Any) -> None:
                         "list where it decides differently; exit status 0 when it agrees on all")
     replay.add_argument("--verify", action="store_true",
                         help="re-play each record and check every line; the exit status is the number that fail")
-    replay.add_argument("--startup-ms", type=milliseconds, default=TimeControl.startup_ms, help="--ask: start-up deadline")
+    replay.add_argument("--startup-ms", type=milliseconds, default=TimeControl.startup_ms,
+                        help="--ask: start-up deadline")
     replay.set_defaults(run_command=run)
 
 
@@ -217,7 +218,11 @@ async def _ask(console: Console, args: argparse.Namespace) -> int:
             print_error(f"bot {spec} could not be made ready: {endpoint.failure.detail}")
             return 2
         results = await reask_all(
-            endpoint, (load(p) for p in paths), args.seat, lambda r: console.print(ReaskRecord(r, endpoint.name), soft_wrap=True), keep=False
+            endpoint,
+            (load(p) for p in paths),
+            args.seat,
+            lambda r: console.print(ReaskRecord(r, endpoint.name), soft_wrap=True),
+            keep=False,
         )
     finally:
         await endpoint.stop()

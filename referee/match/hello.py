@@ -85,7 +85,7 @@ def label(kind: str, value: str) -> str:
         argv = value.split()
     if not argv:
         return value
-    for before, token in zip(argv, argv[1:]):
+    for before, token in zip(argv, argv[1:], strict=False):  # each token with the one before it
         if before == "-m":
             return token
         if token.startswith("-") or "{" in token or " " in token:  # options, placeholders, scripts of a shell

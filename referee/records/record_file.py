@@ -234,7 +234,8 @@ def read_record(path: str | Path) -> Record:
             record.stop, record.problem = Stop.DAMAGED, f"line {number} is nested too deeply to be an event"
             break
         except ValueError as error:  # an integer of thousands of digits, which Python refuses to read
-            record.stop, record.problem = Stop.DAMAGED, f"line {number} is not readable JSON: {str(error).split(';')[0]}"
+            reason = str(error).split(";")[0]
+            record.stop, record.problem = Stop.DAMAGED, f"line {number} is not readable JSON: {reason}"
             break
         if not isinstance(event, dict) or "type" not in event:
             record.stop, record.problem = Stop.DAMAGED, f"line {number} is not an event (no 'type')"
