@@ -32,7 +32,13 @@ def run(case: Case, here: Path) -> subprocess.CompletedProcess[str]:
             busy.listen()
             args = [a.replace("{port}", str(busy.getsockname()[1])) for a in args]
         return subprocess.run(
-            [WARAQ, *args], input=case.stdin, capture_output=True, text=True, timeout=240, cwd=here, env=environment(case)
+            [WARAQ, *args],
+            input=case.stdin,
+            capture_output=True,
+            text=True,
+            timeout=240,
+            cwd=here,
+            env=environment(case),
         )
 
 

@@ -36,7 +36,9 @@ def without_times(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: v for k, v in e.items() if k not in TIMES} for e in events]
 
 
-def records_of(tmp_path: Path, rules: HokmRules, bots: list[BotSpec], *, concurrency: int, **extra: Any) -> dict[str, list[dict[str, Any]]]:
+def records_of(
+    tmp_path: Path, rules: HokmRules, bots: list[BotSpec], *, concurrency: int, **extra: Any
+) -> dict[str, list[dict[str, Any]]]:
     """Run 3 matches from seed 40; each record (by file name) without its times."""
     folder = tmp_path / f"run-{len(list(tmp_path.iterdir()))}"
     config = RunConfig(

@@ -111,11 +111,9 @@ def decisions_before(record: Record, event: dict[str, Any], seat: int) -> int:
 def state_before(record: Record, event: dict[str, Any]):
     """The engine state just before ``event``, rebuilt from the record's lines before it."""
     index = next(i for i, e in enumerate(record.events) if e is event)
-    state = None
-    for state in iter_replay(RULES, record.events[:index]):
-        pass
-    assert state is not None
-    return state
+    states = list(iter_replay(RULES, record.events[:index]))  # yielded after each decision
+    assert states
+    return states[-1]
 
 
 def engine_lines(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -244,7 +242,7 @@ def check_detail(name: str, fault: dict[str, Any], record: Record) -> None:
 def test_a_misbehaviour_mid_match_forfeits_each_match_with_its_typed_fault(name, tmp_path):
     argv, kind, before = MISBEHAVIOURS[name]
     report, records = play_run(tmp_path, misbehaving(tmp_path, *argv), games=2)
-    for number, (outcome, record) in enumerate(zip(report.outcomes, records)):
+    for number, (outcome, record) in enumerate(zip(report.outcomes, records, strict=True)):
         if name == "exit" and number == 1:  # the process is gone: the second match faults when it opens the seat
             assert_forfeited(outcome, record, kind, "open_failed")
             continue
@@ -280,7 +278,7 @@ NEVER_READY_CODES = {"crash_at_start": "exited_at_startup", "never_healthy": "no
 @pytest.mark.parametrize(("mode", "policy"), NEVER_READY)
 def test_a_bot_that_never_gets_ready_forfeits_every_match_with_a_startup_fault(mode, policy, tmp_path):
     report, records = play_run(tmp_path, misbehaving(tmp_path, mode), policy=policy, time_control=QUICK_STARTUP)
-    for outcome, record in zip(report.outcomes, records):
+    for outcome, record in zip(report.outcomes, records, strict=True):
         fault = assert_forfeited(outcome, record, "STARTUP", NEVER_READY_CODES[mode])
         assert decisions_before(record, fault, BAD) == 0
         if mode == "crash_at_start":  # the exit status and the bot's own last words
@@ -310,7 +308,7 @@ def assert_substituted(record: Record, fault: dict[str, Any]) -> None:
 def test_one_fault_under_substitute_is_played_for_and_the_match_goes_on(name, tmp_path):
     argv, kind, _ = MISBEHAVIOURS[name]
     report, records = play_run(tmp_path, misbehaving(tmp_path, *argv), policy="substitute")
-    for outcome, record in zip(report.outcomes, records):
+    for outcome, record in zip(report.outcomes, records, strict=True):
         # One misbehaving reply is one fault: the bot answers every other request correctly.
         (fault,) = faults_in(record)
         assert (fault["seat"], fault["kind"], fault["code"]) == (BAD, kind, CODES[name])
@@ -330,7 +328,7 @@ def test_a_lost_stream_under_substitute_forfeits_at_once_with_the_one_fault_that
     # under forfeit: one fault, nothing substituted, seat 1's 3rd question the last.
     argv, kind, before = MISBEHAVIOURS[name]
     report, records = play_run(tmp_path, misbehaving(tmp_path, *argv), policy="substitute", max_faults=3)
-    for number, (outcome, record) in enumerate(zip(report.outcomes, records)):
+    for number, (outcome, record) in enumerate(zip(report.outcomes, records, strict=True)):
         if name == "exit" and number == 1:  # gone before the match: its stream does not open
             fault = assert_forfeited(outcome, record, "CRASH", "open_failed")
             assert fault["detail"].startswith("could not open the Play stream")
@@ -345,7 +343,7 @@ def test_faults_add_up_and_the_one_that_reaches_max_faults_forfeits(tmp_path):
     # are played for, the third (max_faults = 3) forfeits.
     bad = misbehaving(tmp_path, "garbage", "--at", "2", "--count", "3")
     report, records = play_run(tmp_path, bad, policy="substitute", max_faults=3)
-    for outcome, record in zip(report.outcomes, records):
+    for outcome, record in zip(report.outcomes, records, strict=True):
         faults = faults_in(record)
         assert [(f["seat"], f["kind"], f["code"]) for f in faults] == [(BAD, "MALFORMED", "bad_action")] * 3
         for fault in faults[:2]:
@@ -364,7 +362,7 @@ def test_a_timeout_in_one_match_leaves_the_runs_other_matches_as_if_nothing_happ
     # to the fault.
     bad = misbehaving(tmp_path, "slow", "--at", "3", "--matches", match_id(12))
     report, records = play_run(tmp_path, bad, games=3, seed=11, concurrency=2)
-    by_seed = {o.seed: (o, r) for o, r in zip(report.outcomes, records)}
+    by_seed = {o.seed: (o, r) for o, r in zip(report.outcomes, records, strict=True)}
     for seed in (11, 13):
         outcome, record = by_seed[seed]
         assert outcome.reason == "score" and not outcome.faults

@@ -125,7 +125,7 @@ def test_every_hostile_reply_is_a_typed_fault_of_its_seat_and_the_run_goes_on(sc
     expected = SCENARIOS[scenario]
     if scenario in CORRUPTIONS:  # the proxy did corrupt the marked reply: once a match, or once in all
         assert done == [scenario] * (1 if scenario == "close_window" else 2)
-    for number, (outcome, record) in enumerate(zip(report.outcomes, records)):
+    for number, (outcome, record) in enumerate(zip(report.outcomes, records, strict=True)):
         verdict = verify_record(outcome.record)  # what was played is a legal match, its result follows
         assert verdict.ok, verdict.problem
         faults = [e for e in record.events if e["type"] == "fault"]

@@ -17,10 +17,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from waraq.referee.records.record_file import read_record
 from tests.support.bad_inputs import THREE_RANDOM
-from tests.support.small_disk import small_disk  # noqa: F401 - a fixture
 from tests.support.ladders import make
+from waraq.referee.records.record_file import read_record
 
 WARAQ = str(Path(sys.executable).with_name("waraq"))
 KEY = "a-fixed-deal-key-for-these-tests"
@@ -54,7 +53,9 @@ def test_waraq_match_stops_at_a_full_disk_keeps_its_records_and_the_same_command
     assert line.startswith(f"error: disk full writing {folder_}/hokm-") and ".jsonl: " in line
     kept = int(line.split(": ")[2].split()[0])
     assert 0 < kept < 12
-    assert line.endswith(f"match(es) kept in {folder_}/; run the same command again when there is space to play the other {12 - kept}")
+    assert line.endswith(
+        f"match(es) kept in {folder_}/; run the same command again when there is space to play the other {12 - kept}"
+    )
     small_disk.free_up()
     again = waraq(*command, "--record", str(folder_))
     assert again.returncode == 0, again.stderr

@@ -51,7 +51,11 @@ scalars = st.one_of(
     st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=False), st.text(max_size=12),
     st.sampled_from(["AS", "10H", "JK#0", "7H#1", "S", "keep", "pass", "TRUMP", "PLAY", "TURN", "score", "forfeit"]),
 )
-json_values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner, max_size=5), max_leaves=20)
+json_values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner, max_size=5),
+    max_leaves=20,
+)
 
 
 @pytest.fixture(scope="module", params=["hokm", "hand"])
@@ -104,7 +108,11 @@ odd_lines = st.one_of(
 @FUZZ
 @given(
     lines=st.lists(
-        st.one_of(json_values.map(json.dumps), st.dictionaries(st.sampled_from(KEYS), json_values, max_size=6).map(json.dumps), odd_lines),
+        st.one_of(
+            json_values.map(json.dumps),
+            st.dictionaries(st.sampled_from(KEYS), json_values, max_size=6).map(json.dumps),
+            odd_lines,
+        ),
         max_size=8,
     )
 )
@@ -145,7 +153,10 @@ toml_scalars = st.one_of(
 )
 toml_values = st.recursive(
     toml_scalars,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.from_regex(r"[a-z_]{1,8}", fullmatch=True), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.from_regex(r"[a-z_]{1,8}", fullmatch=True), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 HOKM_KEYS = [o.name for o in HokmRules.OPTIONS]
@@ -176,7 +187,10 @@ def test_any_toml_rules_file_is_rules_or_a_rules_error(tmp_path, table, game):
 
 
 deep_toml = st.tuples(st.sampled_from(["[", "{a = "]), st.integers(1, 6000)).map(
-    lambda t: "removed_cards = " + t[0] * t[1] + ("1" if t[0] != "[" else "") + ("]" if t[0] == "[" else "}") * t[1] + "\n"
+    # removed_cards = [[[...]]] or {a = {a = ... 1}}, nested t[1] deep
+    lambda t: (
+        "removed_cards = " + t[0] * t[1] + ("1" if t[0] != "[" else "") + ("]" if t[0] == "[" else "}") * t[1] + "\n"
+    )
 )
 
 
@@ -236,7 +250,11 @@ def loads_or_names_the_file(folder: Path, data: bytes) -> None:
 
 def _ladder_document(raw: dict[str, Any]) -> str:
     """ladder.toml as a person might write it: scalars first, then [tables] and [[bots]]."""
-    lines = [f"{json.dumps(k)} = {toml_value(v)}" for k, v in raw.items() if not isinstance(v, (dict, list)) or k == "rules" and not isinstance(v, dict)]
+    lines = [
+        f"{json.dumps(k)} = {toml_value(v)}"
+        for k, v in raw.items()
+        if not isinstance(v, (dict, list)) or k == "rules" and not isinstance(v, dict)
+    ]
     for key, value in raw.items():
         if isinstance(value, dict):
             lines += [f"[{key}]", *(f"{json.dumps(k)} = {toml_value(v)}" for k, v in value.items())]

@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-
-import pytest
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from waraq.bots.hokm_random import RandomPlayer
 from waraq.referee.games.hokm.rules import HokmRules
 from waraq.referee.match.inprocess import play_match
 from waraq.referee.match.play import MatchConfig, MatchOutcome, run_match
-from waraq.referee.records.record_file import RecordWriter, read_record
 from waraq.referee.match.seats import Answer, InProcessSeat, Question
-from waraq.bots.hokm_random import RandomPlayer
+from waraq.referee.records.record_file import RecordWriter, read_record
 
 RULES = HokmRules.from_dict({"target_score": 2, "max_redeals": 1, "bam": True})
 SEED = 11

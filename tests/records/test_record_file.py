@@ -11,7 +11,6 @@ import sys
 import pytest
 
 from waraq.referee.records.record_file import RecordError, RecordWriter, read_record
-from tests.support.small_disk import small_disk  # noqa: F401 - a fixture
 
 EVENTS = [{"type": "match", "format": "waraq.record.v1"}] + [
     {"type": "decision", "round": 1, "seat": i % 4, "kind": "PLAY", "action": "AS"} for i in range(200)

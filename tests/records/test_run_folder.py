@@ -15,11 +15,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from waraq.referee.records import run_folder
+from tests.support.replay_records import hand_worked
 from waraq.referee.games.hokm.rules import PRESETS
 from waraq.referee.launch.bots import BotSpec
 from waraq.referee.match.runner import RunConfig, match_id
-from tests.support.replay_records import hand_worked
+from waraq.referee.records import run_folder
 
 WARAQ = str(Path(sys.executable).with_name("waraq"))
 MATCH = ("match", "--bots", "random", "--rules", "short", "--games", "2")
@@ -79,7 +79,8 @@ def test_a_folder_of_another_run_is_refused_naming_the_flag_and_overwrite_replac
     )
     assert contents(tmp_path / "out") == kept
     other_key = waraq(*MATCH, "--record", "out", cwd=tmp_path, key="k2")
-    assert other_key.returncode == 2 and "under another deal key" in other_key.stderr and "--overwrite" in other_key.stderr
+    assert other_key.returncode == 2
+    assert "under another deal key" in other_key.stderr and "--overwrite" in other_key.stderr
     replaced = waraq(*MATCH[:-1], "1", "--record", "out", "--overwrite", cwd=tmp_path, key="k2")
     assert replaced.returncode == 0, replaced.stderr
     assert sorted(contents(tmp_path / "out")) == ["hokm-1.jsonl"]  # the old run's hokm-2 went with it
@@ -87,7 +88,9 @@ def test_a_folder_of_another_run_is_refused_naming_the_flag_and_overwrite_replac
 
 
 def test_a_continued_run_keeps_only_whole_records_of_its_own_matches_played_by_the_bots(tmp_path):
-    config = RunConfig(PRESETS["classic"].replace(target_score=1), [BotSpec.parse("random")] * 4, games=5, seed=1, deal_key="k")
+    config = RunConfig(
+        PRESETS["classic"].replace(target_score=1), [BotSpec.parse("random")] * 4, games=5, seed=1, deal_key="k"
+    )
     mine = match_id(1, "k")
 
     def record(seed: int, change=None) -> None:

@@ -87,7 +87,8 @@ def test_a_lost_seat_played_for_as_records_once_had_it_marks_its_later_requests_
     replay = load(records.records("lost_before")[0])
     assert replay.ok, replay.problem
     mine = [(s.seq, s.fault["kind"] if s.fault else None, s.sent) for s in replay.steps if s.seat == 0]
-    assert mine == [(1, None, True), (2, None, True), (3, "TIMEOUT", True)] + [(4, "TIMEOUT", False), (5, "TIMEOUT", False)]
+    asked = [(1, None, True), (2, None, True), (3, "TIMEOUT", True)]
+    assert mine == asked + [(4, "TIMEOUT", False), (5, "TIMEOUT", False)]
     assert replay.steps[-1].action is None and replay.result["faulty"] == [0]
 
 
@@ -99,7 +100,7 @@ def test_the_json_lines_are_the_requests_in_protobuf_json(records):
     received = records.received[(replay.match_id, 2)]
     lines = run.stdout.splitlines()
     assert len(lines) == len(received)
-    for line, request in zip(lines, received):
+    for line, request in zip(lines, received, strict=True):
         parsed = json_format.Parse(line, pb.DecisionRequest())
         parsed.bank_ms = request.bank_ms
         assert parsed == request

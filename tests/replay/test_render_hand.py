@@ -186,8 +186,13 @@ def test_as_seat_0_saw_it_its_own_hand_and_what_is_public(replay):
     # s1's hand, its notes and the choice it was offered stay hidden; what it took from the pile,
     # its melds and discards are public. After each of its turns s0 sees the hand it keeps:
     # after turn 1, 9H AD 8S KS 2C 3C 4D.
-    header = HEADER.replace("Match h-1", "Match   h-1").replace("Seats s0", "Seats   s0").replace(
-        "Rules players", "Rules   players").replace("      (sha", "        (sha").replace("Clock 10000", "Clock   10000")
+    header = (
+        HEADER.replace("Match h-1", "Match   h-1")
+        .replace("Seats s0", "Seats   s0")
+        .replace("Rules players", "Rules   players")
+        .replace("      (sha", "        (sha")
+        .replace("Clock 10000", "Clock   10000")
+    )
     expected = header + "\nSeen by s0 (alma): its own cards and what is public\n" + """
 === Round 1: s0 first ===
 Deal: s0's hand, sorted (s0 holds 15 and starts; the stock has 77):

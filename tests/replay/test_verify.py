@@ -60,7 +60,10 @@ def test_a_file_that_is_not_a_record_is_corrupt(events, tmp_path):
     assert verify_record(write_events(tmp_path / "a.jsonl", events[1:])).problem == "line 1 is not the 'match' header"
     wrong = [{**events[0], "format": "waraq.record.v9"}, *events[1:]]
     verdict = verify_record(write_events(tmp_path / "b.jsonl", wrong))
-    assert (verdict.status, verdict.problem) == ("corrupt", "line 1: format 'waraq.record.v9', expected 'waraq.record.v1'")
+    assert (verdict.status, verdict.problem) == (
+        "corrupt",
+        "line 1: format 'waraq.record.v9', expected 'waraq.record.v1'",
+    )
 
 
 @pytest.mark.parametrize(
@@ -189,7 +192,8 @@ def test_the_command_gives_one_line_per_bad_record_and_exits_with_how_many_faile
     folder = tmp_path / "records"
     folder.mkdir()
     write_events(folder / "a-good.jsonl", events)
-    (folder / "b-corrupt.jsonl").write_text((folder / "a-good.jsonl").read_text().replace('"type": "deal"', '"type": ', 1))
+    corrupt = (folder / "a-good.jsonl").read_text().replace('"type": "deal"', '"type": ', 1)
+    (folder / "b-corrupt.jsonl").write_text(corrupt)
     write_events(folder / "c-cut.jsonl", events[:12])
     tampered = [dict(e) for e in events]
     tampered[-1] = {**tampered[-1], "winners": [9]}

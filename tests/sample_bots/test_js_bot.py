@@ -195,7 +195,8 @@ def test_js_decisions_follow_the_readme_strategy(played: Played) -> None:
         if kind == "TRUMP":
             # The suit with most of the five cards; equal counts go to the higher cards.
             def strength(suit: int) -> tuple[int, list[int]]:
-                ranks = sorted((_rank(c) for c in view.hand if _suit(c) == suit), reverse=True)
+                # This iteration's view is the one meant: strength runs only in the assert just below.
+                ranks = sorted((_rank(c) for c in view.hand if _suit(c) == suit), reverse=True)  # noqa: B023
                 return len(ranks), ranks
 
             assert strength(action) == max(strength(s) for s in range(4)), where
@@ -310,7 +311,10 @@ def _near(a: int, b: int) -> bool:
         return False
     if fa % 13 == fb % 13:
         return True
-    places = lambda f: (-1, 12) if f % 13 == 12 else (f % 13,)
+
+    def places(f: int) -> tuple[int, ...]:  # an ace is both below the two and above the king
+        return (-1, 12) if f % 13 == 12 else (f % 13,)
+
     return fa // 13 == fb // 13 and any(abs(p - q) <= 2 for p in places(fa) for q in places(fb))
 
 

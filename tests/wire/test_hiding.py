@@ -95,7 +95,8 @@ def may_know(rules: HokmRules, events: list[dict[str, Any]]) -> Iterator[tuple[d
             deck, hakem, draws = event["deck"], event["hakem"], 0
             order = receivers(n, hakem, len(deck))
             for seat in range(n):
-                known[seat] = public | {c for c, s in zip(deck[: 5 * n], order) if s == seat}
+                # the first packets only: the rest of the deck is dealt after trump (or is the stock)
+                known[seat] = public | {c for c, s in zip(deck[: 5 * n], order, strict=False) if s == seat}
         elif event["type"] == "decision":
             seat, kind, action = event["seat"], event["kind"], event["action"]
             allowed = set(known[seat])
@@ -104,10 +105,10 @@ def may_know(rules: HokmRules, events: list[dict[str, Any]]) -> Iterator[tuple[d
                 allowed.add(deck[10 + 2 * draws])  # the top of the stock it is looking at
             yield event, allowed
             if kind == "REDEAL" and action:
-                public |= {c for c, s in zip(deck[:5], order) if s == seat}
+                public |= {c for c, s in zip(deck[:5], order, strict=False) if s == seat}  # its first packet
             elif kind == "TRUMP" and n > 2:
                 for other in range(n):
-                    known[other] |= {c for c, s in zip(deck, order) if s == other}
+                    known[other] |= {c for c, s in zip(deck, order, strict=True) if s == other}
             elif kind == "DRAW":
                 offered, second = deck[10 + 2 * draws], deck[11 + 2 * draws]
                 known[seat].add(offered)
@@ -196,7 +197,9 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Played]:
 
 def requests_with_allowed(p: Played) -> Iterator[tuple[pb.DecisionRequest, dict[str, Any], set[str]]]:
     """Each request the bot received, with its decision in the record and what its seat may know."""
-    asked = {seat: [m.decision for m in stream if m.WhichOneof("body") == "decision"] for seat, stream in p.streams.items()}
+    asked = {
+        seat: [m.decision for m in stream if m.WhichOneof("body") == "decision"] for seat, stream in p.streams.items()
+    }
     taken: dict[int, int] = defaultdict(int)
     for event, allowed in may_know(p.rules, p.events):
         seat = event["seat"]
@@ -233,7 +236,9 @@ def test_no_message_carries_a_deck_and_match_start_carries_no_card(played, name)
         assert stream[0].WhichOneof("body") == "start" and not cards_in(stream[0]), "no card before the deal"
         for message in stream:
             for strings in string_lists(message):
-                assert len(card_names(strings)) <= LONGEST_HAND, f"seat {seat} was sent a list of cards longer than a hand"
+                assert len(card_names(strings)) <= LONGEST_HAND, (
+                    f"seat {seat} was sent a list of cards longer than a hand"
+                )
 
 
 def test_no_message_carries_the_seed(played):
@@ -259,12 +264,16 @@ def test_the_oracle_knows_a_hakem_sees_five_cards_to_name_trump_and_nobody_sees_
     assert keeps
     # Draw k turns stock cards 10 + 2k and 11 + 2k: a burned card is the second one of a keep.
     deck = deals[-1]["deck"]
-    draws = [e for e in two.events if e["type"] == "decision" and e["kind"] == "DRAW" and e["round"] == deals[-1]["round"]]
+    draws = [
+        e
+        for e in two.events
+        if e["type"] == "decision" and e["kind"] == "DRAW" and e["round"] == deals[-1]["round"]
+    ]
     burned = {deck[11 + 2 * k] for k, e in enumerate(draws) if e["action"] == "keep"}
     played_cards = {e["action"] for e in two.events if e["type"] == "decision" and e["kind"] == "PLAY"}
     # Hands shown for a redeal are public, wherever their cards land in the next deck.
     shown = set()
-    for before, after in zip(two.events, two.events[1:]):
+    for before, after in zip(two.events, two.events[1:], strict=False):  # each event with the next
         if after.get("kind") == "REDEAL" and after["action"] and before["type"] == "deal":
             shown |= set(before["deck"][:5])  # 2 players: the hakem's first packet
     for event, allowed in may_know(two.rules, two.events):

@@ -341,7 +341,7 @@ class HandWitness(Witness):
         points = [0] * self.teams
         for seat, c in enumerate(charges):
             points[seat % self.teams] += c
-        self.scores = [s + p for s, p in zip(self.scores, points)]
+        self.scores = [s + p for s, p in zip(self.scores, points, strict=True)]
         assert (event["out"], event["hand"]) == (out, hand_finish), "round_end out / hand"
         assert event["charges"] == charges, "round_end charges"
         assert event["points"] == points, "round_end points"
@@ -383,7 +383,7 @@ class HandWitness(Witness):
         for s in range(self.n):
             assert sorted(state.hands[s]) == sorted(self.hands[s]), f"seat {s}'s hand"
         assert [(m.owner, list(m.cards)) for m in state.table] == self.table, "the table"
-        for m, (_, cards) in zip(state.table, self.table):
+        for m, (_, cards) in zip(state.table, self.table, strict=True):
             assert m.kind == ("set" if is_set(cards) else "run")
             assert m.joker_as == joker_stands_for(cards)
         assert state.pile == self.pile and list(state.stock) == self.stock

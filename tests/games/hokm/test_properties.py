@@ -224,7 +224,7 @@ class HokmWitness(Witness):
         else:
             assert "bam" not in event
         # Scores only grow, by exactly the points of the round.
-        self.scores = [s + p for s, p in zip(self.scores, gained)]
+        self.scores = [s + p for s, p in zip(self.scores, gained, strict=True)]
         assert event["score"] == self.scores, "round_end score"
         self.ended = event
         self.game_over = bam == "won" or self.scores[team] >= self.rules.target_score
