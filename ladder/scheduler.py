@@ -310,9 +310,9 @@ class Scheduler:
                     if isinstance(planned, ledger.Finished):
                         state.finished = planned
                         break
-                    if planned == ledger.WAIT:
+                    if isinstance(planned, str):  # ledger.WAIT, its one string
                         break
-                    queue.extend(planned)  # type: ignore[arg-type]
+                    queue.extend(planned)
                     continue
                 match = queue.popleft()
                 if store.status_of(match.id) != PLANNED:

@@ -98,6 +98,7 @@ def test_waraq_ladder_run_aborts_the_match_and_writes_the_same_abort(tmp_path, c
         with ladder.store.transaction():
             ladder.store.plan([planned])
         for key in scheduler._slots(planned):
+            # A stand-in endpoint that hands out the buggy seat: not an Endpoint, but all the scheduler asks of one.
             scheduler.endpoints[key] = Handing(Buggy())  # type: ignore[assignment]
         outcome = asyncio.run(scheduler.play(planned))
     assert (outcome.reason, outcome.winners, outcome.score, outcome.faults, outcome.decisions) == (

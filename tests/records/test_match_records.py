@@ -111,7 +111,9 @@ class FailingSeat(ForgetfulSeat):
 
 
 def test_a_match_the_referee_fails_keeps_every_decision_taken_before_in_its_record(tmp_path):
-    random_players = lambda match, seat: RandomPlayer(f"{match}/{seat}")  # noqa: E731
+    def random_players(match, seat):
+        return RandomPlayer(f"{match}/{seat}")
+
     seats = [FailingSeat(InProcessSeat(random_players, "random"), fail_at=5 if s == 2 else 0) for s in range(4)]
     FailingSeat.answered = 0
     path = tmp_path / "r.jsonl"

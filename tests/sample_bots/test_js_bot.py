@@ -262,6 +262,7 @@ HAND_JOKER = 52
 def hand_matches(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Played]:
     _require_node()
     return {
+        # Hand's rules where _play's annotation says HokmRules: it plays either game, and says the narrower one.
         name: _play(rules, seed, tmp_path_factory.mktemp(f"js-{name}"))  # type: ignore[arg-type]
         for name, (rules, seed) in HAND_MATCHES.items()
     }
