@@ -40,6 +40,7 @@ from waraq.referee.games.options import RulesError
 from waraq.referee.launch import built_in
 from waraq.referee.launch.bots import BotSpec
 from waraq.referee.match import secret_deals
+from waraq.referee.match.faults import Fault
 from waraq.referee.match.inprocess import play_match
 from waraq.referee.match.play import POLICIES, MatchOutcome, TimeControl
 from waraq.referee.match.runner import RunConfig, run
@@ -357,10 +358,13 @@ def _match(console: Console, args: argparse.Namespace) -> int:
         )
     console.print(f"records in {folder}/", highlight=False, soft_wrap=True, markup=False)
     failed = [(e.spec, e.failure) for e in report.bots if e.failure is not None]
-    # A run whose bot never played is a failed run: exit 1 below. Once a bot and reason (a bot
-    # holding two seats is launched once per seat, and both fail alike).
-    for line in dict.fromkeys(f"bot {spec} failed to start: {failure.detail}" for spec, failure in failed):
-        print_error(line)
+    # A run whose bot never played is a failed run: exit 1 below. One line a bot, its first failure: a bot
+    # holding two seats is launched once per seat, and the two outputs may differ by a line of the relay's.
+    first: dict[str, Fault] = {}
+    for spec, failure in failed:
+        first.setdefault(str(spec), failure)
+    for name, failure in first.items():
+        print_error(f"bot {name} failed to start: {failure.detail}")
     if report.stopped is not None:
         print_error(_stopped(report.stopped, len(outcomes), args.games, folder, key_given=bool(given)))
     if not given:
