@@ -54,7 +54,7 @@ PYTHON = shlex.quote(sys.executable)
 BOTS = {
     "random": "random",
     "heuristic": "heuristic",
-    "js": f"node {shlex.quote(str(ROOT / 'sample_bots' / 'js' / 'bot.js'))} --port {{port}}",
+    "js": f"node {shlex.quote(str(ROOT / 'sample_bots' / 'starters' / 'js' / 'bot.js'))} --port {{port}}",
     "random-2": f"{PYTHON} -m waraq.bots.server random --port {{port}}",
 }
 TWO_BOTS = {"random": "random", "heuristic": "heuristic"}  # 4 players: each partners itself

@@ -30,7 +30,7 @@ from waraq.referee.match.runner import RunConfig, run
 HERE = Path(__file__).resolve().parent
 
 REPO = HERE.parent
-BOTS = {"random ({socket})": "random", "js ({port} + socat)": "node sample_bots/js/bot.js --port {port}"}
+BOTS = {"random ({socket})": "random", "js ({port} + socat)": "node sample_bots/starters/js/bot.js --port {port}"}
 MODES = (sandbox.Isolation.OFF, sandbox.Isolation.ON)
 
 

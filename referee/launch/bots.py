@@ -64,7 +64,8 @@ class BotSpec:
             return cls(SpecKind.ADDRESS, text)
         raise ValueError(
             f"bot {text!r} is none of: a built-in bot ({', '.join(built_in.names())}), a command with "
-            "{port} or {socket} (e.g. 'node sample_bots/js/bot.js --port {port}'), or an address (host:port, unix:PATH)"
+            "{port} or {socket} (e.g. 'node sample_bots/starters/js/bot.js --port {port}'), "
+            "or an address (host:port, unix:PATH)"
         )
 
     def command(self) -> str | None:

@@ -70,7 +70,7 @@ def label(kind: str, value: str) -> str:
     A built-in bot: its name (``random``). An address: itself (``127.0.0.1:50051``),
     or for a Unix socket ``unix:`` and the socket's file name. A command: its
     script, i.e. the first argument after the program that is not an option nor
-    a placeholder and whose file name has a suffix (``node sample_bots/js/bot.js
+    a placeholder and whose file name has a suffix (``node sample_bots/starters/js/bot.js
     --port {port}``: ``bot.js``; ``java -jar out/bot.jar``: ``bot.jar``), or the
     module after ``-m`` (``python3 -m mybot``: ``mybot``); failing those, the
     program's own file name (``./build/mybot --port {port}``: ``mybot``).

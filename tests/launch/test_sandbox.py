@@ -245,7 +245,7 @@ def test_nothing_a_bot_starts_outlives_a_referee_killed_with_sigkill(tmp_path):
     wait_until(lambda: not processes_with(token), 10, "the end of every process the bot started")
 
 
-@pytest.mark.parametrize("spec", ["random", "node sample_bots/js/bot.js --port {port}"])
+@pytest.mark.parametrize("spec", ["random", "node sample_bots/starters/js/bot.js --port {port}"])
 def test_honest_bots_play_unchanged_inside_the_sandbox(spec, tmp_path):
     """The same matches, confined or not: the records agree decision for decision."""
     repo = ROOT

@@ -126,7 +126,7 @@ LABELS = [
     ("builtin", "heuristic", "heuristic"),
     ("address", "127.0.0.1:50051", "127.0.0.1:50051"),
     ("address", "unix:/run/bots/mine.sock", "unix:mine.sock"),
-    ("command", "node sample_bots/js/bot.js --port {port}", "bot.js"),
+    ("command", "node sample_bots/starters/js/bot.js --port {port}", "bot.js"),
     ("command", "/usr/bin/python3 /home/me/bots/best.py --unix {socket}", "best.py"),
     ("command", "java -Xmx1g -jar out/bot.jar --port {port}", "bot.jar"),
     ("command", "python3 -u -m mybot --port {port}", "mybot"),

@@ -1,13 +1,13 @@
-"""The JavaScript sample bot (sample_bots/js) plays whole matches of Hokm and Hand against the Python random bot.
+"""The JavaScript starter bot (sample_bots/starters/js) plays whole matches of Hokm and Hand against the random bot.
 
-The referee launches ``node sample_bots/js/bot.js --port {port}`` as it would
+The referee launches ``node sample_bots/starters/js/bot.js --port {port}`` as it would
 any bot command, so these tests go through the real launcher, health check,
 ``Hello`` and ``Play`` streams. Each match is played once per module and
 looked at from several sides: how it ended, whether its record replays, which
 decisions the JS seats made, and whether they follow the strategy that
-sample_bots/js/README.md promises.
+sample_bots/starters/js/README.md promises.
 
-Needs node and ``npm ci`` in sample_bots/js (CI runs it before the tests).
+Needs node and ``npm ci`` in sample_bots/starters/js (CI runs it before the tests).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from waraq.referee.records.record_file import read_record
 from waraq.v1 import bot_pb2 as pb
 from waraq.v1 import bot_pb2_grpc
 
-JS_DIR = ROOT / "sample_bots" / "js"
+JS_DIR = ROOT / "sample_bots" / "starters" / "js"
 JS_COMMAND = f"node {shlex.quote(str(JS_DIR / 'bot.js'))} --port {{port}}"
 JACK = 9  # rank index: 2..10 are 0..8
 
@@ -73,7 +73,7 @@ def _require_node() -> None:
         pytest.fail("node is not on PATH: the JS sample bot needs Node.js (v18 or later)")
     if not (JS_DIR / "node_modules" / "@grpc" / "grpc-js").is_dir():
         pytest.fail(
-            f"{JS_DIR / 'node_modules'} is missing: run `npm ci --prefix sample_bots/js` "
+            f"{JS_DIR / 'node_modules'} is missing: run `npm ci --prefix sample_bots/starters/js` "
             "(or `npm ci` in that folder) before these tests"
         )
 
@@ -247,7 +247,7 @@ def test_bot_prints_its_port_is_healthy_and_exits_on_sigterm() -> None:
 
 # -- Hand ------------------------------------------------------------------------------
 #
-# The same bot process plays Hand (sample_bots/js/hand.js): a match per rules, JS at
+# The same bot process plays Hand (sample_bots/starters/js/hand.js): a match per rules, JS at
 # the even seats, the Python random bot at the odd ones.
 
 HAND_MATCHES = {

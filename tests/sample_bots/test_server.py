@@ -20,7 +20,7 @@ WARAQ = str(Path(sys.executable).with_name("waraq"))
 SERVERS = {
     "waraq bot serve random": [WARAQ, "bot", "serve", "random", "--port", "0"],
     "python heuristic": [sys.executable, "-m", "waraq.bots.server", "heuristic", "--port", "0"],
-    "javascript": ["node", str(ROOT / "sample_bots" / "js" / "bot.js"), "--port", "0"],
+    "javascript": ["node", str(ROOT / "sample_bots" / "starters" / "js" / "bot.js"), "--port", "0"],
 }
 
 

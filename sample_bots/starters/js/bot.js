@@ -4,10 +4,11 @@
 // (protocol/waraq/v1/bot.proto), the standard health service and server
 // reflection (so grpcurl can list and call it).
 //
-//   node sample_bots/js/bot.js --port 50051
+//   node bot.js --port 50051 [--proto PATH/TO/bot.proto]
 //
 // This file is only the plumbing: the decisions are in hokm.js and hand.js.
 
+const fs = require('node:fs');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { performance } = require('node:perf_hooks');
@@ -23,8 +24,9 @@ const AUTHOR = 'Waraq sample bots';
 const PROTOCOL_VERSION = 1;
 const NOTE_LIMIT = 1024; // bytes; a longer note is a fault
 
-const BOT_PROTO = path.join(__dirname, '..', '..', 'protocol', 'waraq', 'v1', 'bot.proto');
 const HEALTH_PROTO = path.join(__dirname, 'health.proto');
+// Where a Waraq checkout keeps the contract, relative to its root.
+const PROTO_IN_CHECKOUT = path.join('protocol', 'waraq', 'v1', 'bot.proto');
 
 // Messages as plain objects: field names as in the .proto, uint64 as strings,
 // every field present, and `body` / `action` naming the oneof member set.
@@ -36,6 +38,24 @@ function definition(file) {
 
 function load(file) {
   return grpc.loadPackageDefinition(definition(file));
+}
+
+/**
+ * The bot.proto to serve: --proto PATH when given; else bot.proto beside this
+ * file (where a copy of this folder keeps it, README "## Install"); else the
+ * one of the Waraq checkout this folder sits in (this kit in place). A copy
+ * beside the file wins over the checkout's because it is the one its author
+ * put there; null when there is none.
+ */
+function findBotProto(given) {
+  if (given !== undefined) return given;
+  const beside = path.join(__dirname, 'bot.proto');
+  if (fs.existsSync(beside)) return beside;
+  for (let folder = __dirname; ; folder = path.dirname(folder)) {
+    const candidate = path.join(folder, PROTO_IN_CHECKOUT);
+    if (fs.existsSync(candidate)) return candidate;
+    if (path.dirname(folder) === folder) return null;
+  }
 }
 
 // -- waraq.v1.Bot ------------------------------------------------------------
@@ -121,17 +141,30 @@ function main() {
     options: {
       port: { type: 'string', default: '0' },
       host: { type: 'string', default: '127.0.0.1' },
+      proto: { type: 'string' },
     },
   });
   if (!/^\d+$/.test(values.port)) {
     console.error(`--port ${values.port}: expected a port number (0: any free port)`);
     process.exit(2);
   }
+  const botProto = findBotProto(values.proto);
+  if (botProto === null) {
+    console.error(
+      `no bot.proto beside ${__filename} nor in a Waraq checkout around it: copy it here ` +
+        `(cp WARAQ/${PROTO_IN_CHECKOUT} ${__dirname}/) or give --proto PATH`,
+    );
+    process.exit(2);
+  }
+  if (!fs.existsSync(botProto)) {
+    console.error(`--proto ${botProto}: no such file (the Waraq checkout has it at ${PROTO_IN_CHECKOUT})`);
+    process.exit(2);
+  }
 
   const server = new grpc.Server();
-  server.addService(load(BOT_PROTO).waraq.v1.Bot.service, { Hello: hello, Play: play });
+  server.addService(load(botProto).waraq.v1.Bot.service, { Hello: hello, Play: play });
   server.addService(load(HEALTH_PROTO).grpc.health.v1.Health.service, { Check: healthCheck, Watch: healthWatch });
-  new ReflectionService(definition(BOT_PROTO)).addToServer(server);
+  new ReflectionService(definition(botProto)).addToServer(server);
 
   const address = `${values.host}:${values.port}`;
   server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, port) => {
