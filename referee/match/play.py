@@ -92,6 +92,9 @@ class MatchConfig:
     # it the decks follow from the seed alone, and a bot finds them by trying seeds against
     # its own hand: only in-process play and tests, which seat no stranger's bot, go without.
     deal_key: str = ""
+    # The decks to deal instead of the seed's: a staged deal (waraq.referee.conformance), duck-typed as the
+    # game's dealer. The record holds every deck dealt, so replay needs nothing of it.
+    dealer: Any = None
 
     @property
     def dealing_seed(self) -> int | str:
@@ -160,7 +163,7 @@ class _Run:
         self.record = record
         self.game = registry.game_of_rules(config.rules)
         self.engine = registry.engine(self.game)
-        self.state = self.engine.new_match(config.rules, config.dealing_seed)
+        self.state = self.engine.new_match(config.rules, config.dealing_seed, config.dealer)
         self.written = 0  # engine events written to the record
         self.taken: dict[str, Any] | None = None  # the times of the decision whose events wait to be written
         self.faults: list[FaultRecord] = []

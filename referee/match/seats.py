@@ -115,6 +115,13 @@ class RemoteSeat:
         # Asked when the stream breaks: why the bot's process ended, if the referee knows
         # (a launched bot killed by a sandbox limit), so the fault names the limit.
         self._explain = explain
+        # check-bot's probes (waraq.referee.conformance): bytes appended to every MatchStart and
+        # DecisionRequest sent (fields of a later waraq.v1), and whether to wait, after MatchEnd, for
+        # the bot to close its side; ``closed_ms`` is then how long it took (None: it did not).
+        self.appended_start = b""
+        self.appended_decision = b""
+        self.watch_close = False
+        self.closed_ms: float | None = None
 
     async def open(self, start: pb.MatchStart) -> None:
         # Kept: asking asyncio for the running loop costs a getpid() system call each time (3.11).
@@ -130,8 +137,11 @@ class RemoteSeat:
         self._send_s = ((clock.decision_ms + clock.bank_ms) or SEND_S * 1000) / 1000
         try:
             self._call = self._play()
+            message: bytes | pb.RefereeMessage = pb.RefereeMessage(start=start)
+            if self.appended_start:
+                message = message.SerializeToString() + self.appended_start
             async with asyncio.timeout(self._send_s):
-                await self._call.write(pb.RefereeMessage(start=start))
+                await self._call.write(message)
         except TimeoutError:
             within = f"{self._send_s * 1000:.0f} ms"
             raise self._die(
@@ -151,6 +161,8 @@ class RemoteSeat:
             deadline_ms=question.deadline_ms,
             bank_ms=question.bank_ms,
         )
+        if self.appended_decision:
+            request += self.appended_decision
         task = asyncio.current_task(self._loop)
         self._watch(task, question.timeout_s)
         try:
@@ -228,6 +240,10 @@ class RemoteSeat:
                     if end is not None:
                         await call.write(pb.RefereeMessage(end=end))
                     await call.done_writing()
+                if self.watch_close:
+                    self.closed_ms = await _closed_within(call, CLOSE_WAIT_S)
+                    if self.closed_ms is None:
+                        call.cancel()
                 return
             except (TimeoutError, grpc.RpcError, grpc.aio.UsageError, asyncio.InvalidStateError):
                 pass
@@ -262,6 +278,22 @@ REPLY_LIMIT = 64 * 1024
 CHANNEL_OPTIONS = (("grpc.max_receive_message_length", REPLY_LIMIT),)
 SEND_S = 10.0  # how long a message may wait for the bot to take it, when the match says no deadline
 _INF = float("inf")
+
+
+CLOSE_WAIT_S = 3.0  # check-bot: how long a bot may take to close its side once told the end
+
+
+async def _closed_within(call: Any, wait_s: float) -> float | None:
+    """How long the bot took to end its side of the stream cleanly (nothing more sent, status OK), or None."""
+    begun = time.perf_counter()
+    try:
+        async with asyncio.timeout(wait_s):
+            message = await call.read()
+            if message is not grpc.aio.EOF or await call.code() != grpc.StatusCode.OK:
+                return None
+    except (TimeoutError, grpc.RpcError, grpc.aio.UsageError, asyncio.InvalidStateError):
+        return None
+    return (time.perf_counter() - begun) * 1000
 
 
 def open_channel(address: str) -> grpc.aio.Channel:

@@ -1037,9 +1037,11 @@ class _RandomTurn:
 # -- building and rebuilding matches ----------------------------------------------------
 
 
-def new_match(rules: HandRules, seed: int | str) -> HandState:
-    """A match whose every shuffle (and its first player) follows from ``seed``."""
-    return HandState(rules, SeededHandDealer(seed))
+def new_match(
+    rules: HandRules, seed: int | str, dealer: SeededHandDealer | FixedHandDealer | None = None
+) -> HandState:
+    """A match whose every shuffle (and its first player) follows from ``seed``, or that ``dealer`` deals."""
+    return HandState(rules, dealer or SeededHandDealer(seed))
 
 
 def deal_order(rules: HandRules, first: int) -> list[int | None]:

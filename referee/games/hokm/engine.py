@@ -752,9 +752,9 @@ class HokmState(LoggedState):
 # -- building and rebuilding matches ---------------------------------------
 
 
-def new_match(rules: HokmRules, seed: int | str) -> HokmState:
-    """A match whose every shuffle follows from ``seed``."""
-    return HokmState(rules, SeededDealer(seed))
+def new_match(rules: HokmRules, seed: int | str, dealer: SeededDealer | FixedDealer | None = None) -> HokmState:
+    """A match whose every shuffle follows from ``seed``, or that ``dealer`` deals (a staged deal)."""
+    return HokmState(rules, dealer or SeededDealer(seed))
 
 
 def deal_order(rules: HokmRules, hakem: int) -> list[int | None]:
