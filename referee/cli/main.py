@@ -29,7 +29,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from waraq.referee.cli import doctor
+from waraq.referee.cli import check_bot, doctor
 from waraq.referee.cli import replay as replay_cli
 from waraq.referee.cli.arguments import Parser, integer_at_least, milliseconds, print_error
 from waraq.referee.games import registry
@@ -114,6 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     replay_cli.register(commands)
     doctor.register(commands)
+    check_bot.register(commands)
 
     # Commands from other packages (the ladder's, the bots' `bot serve`) plug in through an entry
     # point, so that nothing in referee/ imports them: data flows ladder -> referee -> bots, never back.
