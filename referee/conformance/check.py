@@ -127,8 +127,8 @@ class Report:
 
 def declared(hello: pb.HelloReply | None, config: CheckConfig) -> list[tuple[str, int]]:
     """The games and player counts to check: what the Hello declares, narrowed by the config."""
-    if hello is None:
-        return []
+    if hello is None or hello.protocol_version != 1:
+        return []  # the referee seats a bot of another protocol in no match (hello.protocol says so)
     said = {(g.game, n) for g in hello.games for n in g.players}
     wanted = [(game, n) for game, counts in GAMES.items() for n in counts if (game, n) in said]
     return [
@@ -246,6 +246,7 @@ class Evidence:
     """What a situation's questions showed: how often it was asked, and its first fault."""
 
     asked: int = 0
+    noted: int = 0  # asked, but faulted for a long note, so its action was substituted: no evidence
     fault: tuple[walk.Step, Played] | None = None
 
 
@@ -363,7 +364,8 @@ def _judge_situations(game: str, n: int, result: StageResult, oracle: Oracle, ad
         for situation in found & set(wanted):
             evidence = wanted[situation]
             if code is FaultCode.NOTE_TOO_LONG:
-                continue  # its action was substituted: no evidence either way (the notes case reads it)
+                evidence.noted += 1  # its action was substituted: no evidence either way (the notes case reads it)
+                continue
             evidence.asked += 1
             if code is not None and evidence.fault is None:
                 evidence.fault = (step, played)
@@ -380,6 +382,8 @@ def _judge_situations(game: str, n: int, result: StageResult, oracle: Oracle, ad
             add(case, Status.FAIL, f"{step.where}: {step.fault['code']}: {step.fault['detail']}", evidence.fault)
         elif evidence.asked:
             add(case, Status.PASS, f"asked {evidence.asked} time{'s' if evidence.asked != 1 else ''}")
+        elif evidence.noted:
+            add(case, Status.SKIP, f"asked {evidence.noted} times, each answer faulted for its note (see {c.NOTES.id})")
         elif ended is not None:
             step, _ = ended
             assert step.fault is not None
