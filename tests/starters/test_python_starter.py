@@ -23,6 +23,7 @@ import signal
 import subprocess
 import sys
 import sysconfig
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -182,7 +183,10 @@ def served(kit: Path, tmp_path: Path) -> Iterator[Served]:
         text=True,
     )
     assert process.stdout is not None
+    hung = threading.Timer(30, process.kill)  # a bot that never says it listens fails, not hangs
+    hung.start()
     line = process.stdout.readline()  # printed once it listens
+    hung.cancel()
     assert line.strip() == f"{NAME} bot serving waraq.v1.Bot on unix:{socket}", line
     channel = grpc.insecure_channel(f"unix:{socket}")
     try:
