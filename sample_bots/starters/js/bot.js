@@ -6,7 +6,9 @@
 //
 //   node bot.js --port 50051 [--proto PATH/TO/bot.proto]
 //
-// This file is only the plumbing: the decisions are in hokm.js and hand.js.
+// This file is only the plumbing: the decisions are chooseHokm in hokm.js and
+// chooseHand in hand.js (answers.js carries requests to them and checks their
+// choices). Change NAME and AUTHOR below to your bot's.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -15,8 +17,7 @@ const { performance } = require('node:perf_hooks');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 const { ReflectionService } = require('@grpc/reflection');
-const hokm = require('./hokm');
-const hand = require('./hand');
+const { answerHokm, answerHand } = require('./answers');
 
 const NAME = 'js-sample';
 const VERSION = require('./package.json').version;
@@ -95,15 +96,15 @@ function play(call) {
   call.on('error', () => {}); // the referee closed the stream: nothing left to answer
 }
 
-// Which game decides a request: the one whose view it carries (the oneof
-// `view`); a view this bot does not know goes to hokm.js, which answers any
+// Which game answers a request: the one whose view it carries (the oneof
+// `view`); a view this bot does not know goes to Hokm's, which answers any
 // unknown kind with its first legal action.
-const GAMES = { hokm, hand };
+const GAMES = { hokm: answerHokm, hand: answerHand };
 
 function reply(request, match) {
   const begun = performance.now();
-  const game = GAMES[request.view] || hokm;
-  const { action, note } = game.decide(request, match);
+  const answer = GAMES[request.view] || answerHokm;
+  const { action, note } = answer(request, match);
   return {
     seq: request.seq,
     action,

@@ -1,31 +1,51 @@
 'use strict';
-// The bot's Hokm decisions: this is the file to change to write your own bot.
+// YOUR HOKM BOT: chooseHokm below is the one function to change.
 //
-// Each choose* function below gets the seat's view (the request's HokmView:
-// view.hand, view.trump, view.trick, view.tricks, view.scores, ... as
-// documented in protocol/waraq/v1/bot.proto), the legal choices as plain
-// values, and what MatchStart said (match.seat, match.players,
-// match.partners). It returns { choice, note }: one of the legal values and
-// a short reason that the referee writes in the match record.
+// It gets the decision's kind, the seat's view (the request's HokmView:
+// view.hand, view.trump, view.trick, view.tricks, view.scores, view.offered,
+// ... as documented in bot.proto, cards spelled "10H"), the legal choices as
+// plain values, and what MatchStart said (match.seat, match.players,
+// match.partners). It returns { choice, note }: one of the legal values and a
+// short reason that the referee writes in the match record.
 //
-//   kind     legal values            example choice
-//   TRUMP    suit letters            "H"
-//   PLAY     cards                   "10H"
-//   DISCARD  pairs of cards          ["2C", "3S"]   (2 players)
-//   DRAW     "keep", "pass"          "keep"         (2 players)
-//   REDEAL   true, false             true           (max_redeals > 0)
-//   BAM      true, false             false          (bam = true)
+//   kind     legal values            example choice   asked
+//   TRUMP    suit letters            "H"              of the hakem, every round
+//   PLAY     cards                   "10H"            every trick
+//   DISCARD  pairs of cards          ["2C", "3S"]     2 players (--rules two)
+//   DRAW     "keep", "pass"          "keep"           2 players (--rules two)
+//   REDEAL   true, false             true             with max_redeals > 0
+//   BAM      true, false             false            with bam = true
 //
-// decide() at the bottom turns a DecisionRequest into those values and the
-// choice back into the reply's Action; a choice that is not legal is
-// replaced by the first legal action (and said so in the note), so the bot
-// never loses a match by a fault.
+// answers.js turns the request into those values and the choice back into the
+// reply's Action; a choice that is not legal (or that throws) is replaced by
+// the first legal action, and the note says `fallback: ...`, so the bot never
+// loses a match by a fault.
 
 const { RANKS, suitOf, rankOf, beats, winningIndex, worth, cheapest } = require('./cards');
 
 const JACK = RANKS.indexOf('J');
 
-// -- the strategy: simple, and meant to be replaced ---------------------
+/** The Hokm decision of one seat: { choice, note }. Replace its body with your own logic. */
+function chooseHokm(kind, view, legal, match) {
+  switch (kind) {
+    case 'TRUMP':
+      return chooseTrump(view, legal);
+    case 'PLAY':
+      return choosePlay(view, legal, match);
+    case 'DISCARD':
+      return chooseDiscard(view);
+    case 'DRAW':
+      return chooseDraw(view);
+    case 'REDEAL':
+      return chooseRedeal();
+    case 'BAM':
+      return chooseBam();
+    default:
+      throw new Error(`unknown Hokm decision kind ${kind}`);
+  }
+}
+
+// -- the sample strategy: simple, and meant to be replaced -----------------
 
 /** Trump: the suit with most cards among the first five; a tie goes to the higher cards. */
 function chooseTrump(view, suits) {
@@ -91,63 +111,4 @@ function chooseBam() {
   return { choice: false, note: 'take the kot, no bam' };
 }
 
-// -- from the request to the reply: no need to change below ----------------
-
-// Per kind: which field of Action carries it, and who chooses.
-const KINDS = {
-  TRUMP: { field: 'suit', choose: chooseTrump },
-  PLAY: { field: 'card', choose: choosePlay },
-  DISCARD: { field: 'discard', choose: chooseDiscard },
-  DRAW: { field: 'draw', choose: chooseDraw },
-  REDEAL: { field: 'answer', choose: chooseRedeal },
-  BAM: { field: 'answer', choose: chooseBam },
-};
-
-/** An Action message -> its plain value ("10H", ["2C", "3S"], "keep", true, ...). */
-function valueOf(action, field) {
-  return field === 'discard' ? [...action.discard.cards] : action[field];
-}
-
-/** A plain value -> the Action message that carries it. */
-function actionOf(value, field) {
-  return field === 'discard' ? { discard: { cards: value } } : { [field]: value };
-}
-
-function sameValue(a, b) {
-  if (Array.isArray(a) && Array.isArray(b)) {
-    return a.length === b.length && [...a].sort().join() === [...b].sort().join();
-  }
-  return a === b;
-}
-
-/**
- * A DecisionRequest (and the match's MatchStart facts) -> { action, note }:
- * always one of the request's legal actions.
- */
-function decide(request, match) {
-  const legal = request.legal;
-  if (legal.length === 0) throw new Error(`a ${request.kind} request with no legal action`);
-  const kind = KINDS[request.kind];
-  if (kind === undefined) {
-    // A kind this bot does not know: any legal action keeps the match going.
-    const field = legal[0].action;
-    return { action: { [field]: legal[0][field] }, note: `unknown kind ${request.kind}: first legal action` };
-  }
-  const values = legal.map((a) => valueOf(a, kind.field));
-  let choice;
-  let note;
-  try {
-    ({ choice, note } = kind.choose(request.hokm, values, match || { seat: request.seat, partners: [] }));
-  } catch (error) {
-    console.error(`${request.kind} decision failed:`, error);
-    return { action: actionOf(values[0], kind.field), note: `fallback: ${error.message}` };
-  }
-  const legalChoice = values.find((v) => sameValue(v, choice));
-  if (legalChoice === undefined) {
-    console.error(`${request.kind}: ${JSON.stringify(choice)} is not legal; playing ${JSON.stringify(values[0])}`);
-    return { action: actionOf(values[0], kind.field), note: `fallback: ${JSON.stringify(choice)} is not legal` };
-  }
-  return { action: actionOf(legalChoice, kind.field), note };
-}
-
-module.exports = { decide, chooseTrump, choosePlay, chooseDiscard, chooseDraw, chooseRedeal, chooseBam };
+module.exports = { chooseHokm, chooseTrump, choosePlay, chooseDiscard, chooseDraw, chooseRedeal, chooseBam };
