@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import shlex
 import signal
 import sys
@@ -46,24 +47,38 @@ class SpecKind(StrEnum):
     ADDRESS = "address"  # a bot already listening: host:port or unix:PATH
 
 
+# A name a user gives a bot before its spec, ``mine=node bot.js --port {port}``: letters, digits and
+# ``_ . -``, from a letter or digit. So it is never the start of a spec with an ``=`` of its own: a
+# command's words before one hold a space (``--opt=x``), an address a ``:``, a path a ``/``.
+USER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
 @dataclass(frozen=True)
 class BotSpec:
-    """How to reach one bot: a :class:`SpecKind` and its text."""
+    """How to reach one bot: a :class:`SpecKind` and its text; and the name its user gave it, if any."""
 
     kind: SpecKind
     value: str
+    # ``NAME=SPEC``'s NAME: what ``waraq match`` calls the bot (its summary, its records' seats) instead
+    # of its Hello name; "" when none was given. Two specs that differ in it only are two bots.
+    name: str = ""
 
     @classmethod
     def parse(cls, text: str) -> BotSpec:
-        text = text.strip()
+        """``SPEC`` or ``NAME=SPEC`` (:data:`USER_NAME`): a built-in name, a command, an address."""
+        name, equals, spec = text.strip().partition("=")
+        if not (equals and USER_NAME.fullmatch(name)):
+            name, spec = "", text
+        text = spec.strip()
         if text in built_in.names():
-            return cls(SpecKind.BUILTIN, text)
+            return cls(SpecKind.BUILTIN, text, name)
         if "{port}" in text or "{socket}" in text:
-            return cls(SpecKind.COMMAND, text)
+            return cls(SpecKind.COMMAND, text, name)
         if text.startswith("unix:") or _looks_like_address(text):
-            return cls(SpecKind.ADDRESS, text)
+            return cls(SpecKind.ADDRESS, text, name)
+        named = f" (named {name!r})" if name else ""
         raise ValueError(
-            f"bot {text!r} is none of: a built-in bot ({', '.join(built_in.names())}), a command with "
+            f"bot {text!r}{named} is none of: a built-in bot ({', '.join(built_in.names())}), a command with "
             "{port} or {socket} (e.g. 'node sample_bots/starters/js/bot.js --port {port}'), "
             "or an address (host:port, unix:PATH)"
         )
