@@ -8,7 +8,9 @@ seed alone predicts nothing when there is one: :mod:`waraq.referee.match.secret_
 A referee bug in one match aborts that match only. A record that cannot be
 written (a full disk) stops the run: no match starts after it, and the report
 says which file and why (``RunReport.stopped``); every record already whole
-stays as it is.
+stays as it is. Fewer bots than seats fill them in turn only where that is
+fair (:func:`fill_seats`), and bots that would share a name are told apart
+(:func:`names_apart`) before any record names them.
 """
 
 from __future__ import annotations
@@ -58,6 +60,13 @@ class RunConfig:
     def __post_init__(self) -> None:
         if len(self.bots) != self.rules.players:
             raise ValueError(f"{self.rules.players} players need {self.rules.players} bots, {len(self.bots)} given")
+        named: dict[str, BotSpec] = {}
+        for spec in self.bots:
+            other = named.setdefault(spec.name, spec) if spec.name else spec
+            if other != spec:  # two bots under one name: the summary could not tell them apart
+                raise ValueError(
+                    f"bots {other.value!r} and {spec.value!r} are both named {spec.name!r}: give each its own name"
+                )
         if self.games < 1 or self.concurrency < 1:
             raise ValueError("games and concurrency must be at least 1")
 
@@ -70,7 +79,8 @@ class RunConfig:
 @dataclass
 class RunReport:
     outcomes: list[MatchOutcome] = field(default_factory=list)
-    bots: list[Endpoint] = field(default_factory=list)
+    bots: list[Endpoint] = field(default_factory=list)  # each process once
+    seats: list[Endpoint] = field(default_factory=list)  # the one serving each seat, by seat
     stopped: RecordError | None = None  # the record that could not be written, which ended the run
 
 
@@ -110,6 +120,81 @@ def _address(spec: BotSpec) -> bool:
     return spec.kind == SpecKind.ADDRESS
 
 
+def fill_seats(bots: Sequence[Bot], players: int, teams: int) -> list[Bot]:
+    """One bot a seat from ``bots``, repeated in turn (seat ``i`` gets bot ``i mod n``) where that is fair.
+
+    It is fair when every bot holds as many seats, and in a game of teams each
+    bot's seats are on one team; or one bot holds every seat (it plays itself).
+    Four seats in two teams take 1, 2 or 4 bots: two are one team's each, while
+    three would put the first bot on both teams, partner to another and
+    against itself. Four seats each alone take 1, 2 or 4 too; three seats 1 or
+    3 (of two bots one would hold two seats); two seats 1 or 2. Any other
+    number raises ValueError, saying which would do (:func:`fair_counts`).
+    """
+    n = len(bots)
+    fair = fair_counts(players, teams)
+    if n in fair:
+        return [bots[seat % n] for seat in range(players)]
+    counts = f"give {_or_list(fair)} bots"
+    if n > players:
+        raise ValueError(f"{n} bots for {players} seats: {counts} (at most {players}: fewer are repeated in turn)")
+    held = [list(range(first, players, n)) for first in range(n)]
+    spread = next((i for i, seats in enumerate(held) if len({seat % teams for seat in seats}) > 1), None)
+    if teams < players and spread is not None:
+        which = ORDINALS[spread] if spread < len(ORDINALS) else f"number {spread + 1}"
+        why = (
+            f"the {which} bot would hold seats {_and_list(held[spread])}, on both teams: partner to another bot "
+            "and against itself"
+        )
+    else:
+        why = f"the first bot would hold {len(held[0])} seats ({_and_list(held[0])}), the last {len(held[-1])}"
+    raise ValueError(f"{n} bots for {players} seats, repeated in turn: {why}; {counts}")
+
+
+ORDINALS = ("first", "second", "third", "fourth", "fifth")
+
+
+def fair_counts(players: int, teams: int) -> list[int]:
+    """How many bots can fill ``players`` seats in ``teams`` sides fairly (:func:`fill_seats`)."""
+    return [n for n in range(1, players + 1) if n == 1 or (players % n == 0 and (teams == players or n % teams == 0))]
+
+
+def _or_list(numbers: Sequence[int]) -> str:
+    return ", ".join(map(str, numbers[:-1])) + " or " + str(numbers[-1]) if len(numbers) > 1 else str(numbers[0])
+
+
+def _and_list(numbers: Sequence[int]) -> str:
+    return ", ".join(map(str, numbers[:-1])) + " and " + str(numbers[-1]) if len(numbers) > 1 else str(numbers[0])
+
+
+def names_apart(wanted: Sequence[tuple[str, bool]]) -> list[str]:
+    """Each bot's name for a run, no two alike: ``wanted`` holds one ``(name, given)`` a bot, in the
+    order of their first seats. A name its user gave is kept as it is (no two are alike:
+    :class:`RunConfig`); any other that is taken already gets the first free ``#2``, ``#3``, …
+    (two bots whose Hellos both say ``heuristic``: ``heuristic``, ``heuristic#2``)."""
+    taken = {name for name, given in wanted if given}
+    names = []
+    for name, given in wanted:
+        if not given:
+            number, base = 1, name
+            while name in taken:
+                number += 1
+                name = f"{base}#{number}"
+            taken.add(name)
+        names.append(name)
+    return names
+
+
+def _name_apart(bots: Sequence[BotSpec], endpoints: dict[tuple[BotSpec, int], Endpoint]) -> None:
+    """Call each bot by its user's name, else its Hello's, told apart (:func:`names_apart`): what the
+    records' seats, and whoever reads the report, call it. A bot's processes share its name."""
+    first = {spec: endpoints[spec, 0] for spec in bots}  # its first seat's process: a bot's first slot is 0
+    names = names_apart([(spec.name or endpoint.name, bool(spec.name)) for spec, endpoint in first.items()])
+    name_of = dict(zip(first, names, strict=True))
+    for (spec, _), endpoint in endpoints.items():
+        endpoint.name = name_of[spec]
+
+
 def record_name(seed: int, game: str = "hokm") -> str:
     """``<game>-<seed>.jsonl``: one folder can hold both games' records."""
     return f"{game}-{seed}.jsonl"
@@ -127,12 +212,14 @@ async def run(config: RunConfig, on_outcome: Callable[[MatchOutcome], None] | No
             endpoints[slot] = Endpoint(
                 slot[0], startup_ms=config.time_control.startup_ms, log_dir=logs, confinement=confinement
             )
-    report = RunReport(bots=list(endpoints.values()))
+    report = RunReport(bots=list(endpoints.values()), seats=[endpoints[s] for s in seat_slots(config.bots, _address)])
     seeds = config.seeds
     if not seeds:
+        _name_apart(config.bots, endpoints)
         return report  # every match is kept from an earlier run: no bot needs to start
     try:
         await asyncio.gather(*(e.start() for e in endpoints.values()))
+        _name_apart(config.bots, endpoints)  # before any record's header names them
         gate = asyncio.Semaphore(config.concurrency)
 
         async def one(seed: int) -> None:
