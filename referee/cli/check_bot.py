@@ -1,6 +1,6 @@
 """``waraq check-bot SPEC``: the conformance run (:mod:`waraq.referee.conformance`) on the command line.
 
-    waraq check-bot SPEC [--game hokm|hand]... [--players N]... [--json] [--record DIR] [--jobs K]
+    waraq check-bot SPEC [--game hokm|hand]... [--players N]... [--only CASE]... [--json] [--record DIR] [--jobs K]
 
 Exit status 0 when no case failed, 1 when one did, 2 for bad usage.
 """
@@ -49,6 +49,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     command.add_argument(
         "--players", action="append", type=int, choices=(2, 3, 4), help="check this player count only (repeatable)"
     )
+    command.add_argument(
+        "--only",
+        action="append",
+        metavar="CASE",
+        help="these cases alone: a case id or its beginning (timing., hokm-2., hand-4.turn-add); repeatable",
+    )
     command.add_argument("--json", action="store_true", help="print the report as one JSON object (for CI)")
     command.add_argument(
         "--record",
@@ -72,6 +78,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
         games=frozenset(args.game or ()),
         players=frozenset(args.players or ()),
         jobs=args.jobs,
+        only=tuple(args.only or ()),
         startup_ms=args.startup_ms,
         confinement=doctor.confinement(args),
     )

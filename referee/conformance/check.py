@@ -4,7 +4,8 @@ Each stage gets a fresh process of a launched bot (an address is the one
 server it is), so a crash in one stage fails the cases of that stage and no
 other. Matches are played under the ``substitute`` policy with no limit on
 faults: a wrong answer is recorded and the match goes on, so every later
-situation is still put to the bot. A lost seat (a broken stream, a timeout)
+situation is still put to the bot (the timing stages forfeit at the first
+fault instead: a slow bot is slow at every question). A lost seat (a broken stream, a timeout)
 ends its match, charged to the situation it was asked in; the situations its
 match never reached are skipped, saying so.
 
@@ -22,6 +23,7 @@ import statistics
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 from waraq.referee.conformance import cases as c
@@ -32,7 +34,7 @@ from waraq.referee.conformance.startup import Health, Probe, probe
 from waraq.referee.launch import built_in, sandbox
 from waraq.referee.launch.bots import BotSpec, Endpoint
 from waraq.referee.match.faults import FaultCode
-from waraq.referee.match.play import FaultPolicy, MatchConfig, abort_on_referee_error, run_match
+from waraq.referee.match.play import MatchConfig, abort_on_referee_error, run_match
 from waraq.referee.match.seats import CLOSE_WAIT_S, InProcessSeat, RemoteSeat, Seat
 from waraq.referee.records.record_file import RecordWriter
 from waraq.referee.replay import walk
@@ -86,6 +88,10 @@ class CheckConfig:
     jobs: int = 2  # stages played at once
     startup_ms: float = 30_000
     confinement: sandbox.Config = sandbox.DEFAULT
+    only: tuple[str, ...] = ()  # case ids or their beginnings ("timing.", "hokm-4."): these cases alone
+
+    def wants(self, case_id: str) -> bool:
+        return not self.only or any(case_id.startswith(prefix) for prefix in self.only)
 
 
 @dataclass
@@ -138,13 +144,19 @@ def declared(hello: pb.HelloReply | None, config: CheckConfig) -> list[tuple[str
     ]
 
 
-def plan(pairs: list[tuple[str, int]]) -> list[s.Stage]:
+def plan(pairs: list[tuple[str, int]], config: CheckConfig) -> list[s.Stage]:
+    """The stages the wanted cases read (every stage feeds the notes case)."""
     stages: list[s.Stage] = []
     for game, n in pairs:
         stages += s.hokm_stages(n) if game == "hokm" else s.hand_stages(n)
     if pairs:
         stages += s.common_stages(*pairs[0])
-    return stages
+    return [stage for stage in stages if any(config.wants(case) for case in _fed_by(stage))]
+
+
+def _fed_by(stage: s.Stage) -> set[str]:
+    fed = {c.situation_case(stage.game, stage.rules.players, situation).id for situation in stage.situations}
+    return fed | stage.cases | {c.NOTES.id}
 
 
 async def check(config: CheckConfig, on_stage: Callable[[str], None] | None = None) -> Report:
@@ -154,7 +166,7 @@ async def check(config: CheckConfig, on_stage: Callable[[str], None] | None = No
     config = replace(config, confinement=confinement)
     first = await probe(_endpoint(config))
     pairs = declared(first.hello, config) if first.failure is None else []
-    stages = plan(pairs)
+    stages = plan(pairs, config)
     gate = asyncio.Semaphore(config.jobs)
 
     async def one(stage: s.Stage) -> StageResult:
@@ -165,7 +177,8 @@ async def check(config: CheckConfig, on_stage: Callable[[str], None] | None = No
         return result
 
     results = await asyncio.gather(*(one(stage) for stage in stages))
-    verdicts = judge(first, pairs, results)
+    verdicts = [v for v in judge(first, pairs, results) if config.wants(v.case.id)]
+    verdicts = [replace(v, number=number) for number, v in enumerate(verdicts, 1)]
     return Report(config.spec, first, verdicts, time.perf_counter() - begun, config.record_dir)
 
 
@@ -217,7 +230,7 @@ async def _play(stage: s.Stage, seed: int, endpoint: Endpoint, config: CheckConf
         seed,
         f"check-{stage.name}-{seed}",
         stage.clock,
-        FaultPolicy.SUBSTITUTE,
+        stage.policy,
         NO_LIMIT,
         dealer=stage.dealer() if stage.dealer is not None else None,
     )
@@ -284,13 +297,17 @@ def judge(first: Probe, pairs: list[tuple[str, int]], results: Iterable[StageRes
             if stage.game != game or stage.rules.players != n or not stage.situations:
                 continue
             _judge_situations(game, n, result, oracle, add)
-    by_tag = {tag: r for r in results for tag in r.stage.tags}
-    if by_tag:
-        _judge_streams(by_tag["streams"], add)
-        _judge_end(by_tag["end"], add)
-        _judge_timing(c.TIMING_DEADLINE, by_tag["deadline"], add)
-        _judge_timing(c.TIMING_BANK, by_tag["bank"], add)
-        _judge_compat(by_tag["compat"], add)
+    reading = {case: r for r in results for case in r.stage.cases}
+    for case, judge_one in (
+        (c.STREAMS, _judge_streams),
+        (c.END, _judge_end),
+        (c.TIMING_DEADLINE, partial(_judge_timing, c.TIMING_DEADLINE)),
+        (c.TIMING_BANK, partial(_judge_timing, c.TIMING_BANK)),
+        (c.COMPAT, _judge_compat),
+    ):
+        if case.id in reading:
+            judge_one(reading[case.id], add)
+    if results:
         _judge_notes(results, add)
     _judge_sigterm(first, add)
     return verdicts
@@ -351,7 +368,7 @@ def _code(step: walk.Step) -> FaultCode | None:
     if step.fault is None:
         return None
     code = step.fault.get("code")
-    return FaultCode(code) if code in FaultCode.__members__.values() else None
+    return FaultCode(code) if isinstance(code, str) and code in FaultCode._value2member_map_ else None
 
 
 def _judge_situations(game: str, n: int, result: StageResult, oracle: Oracle, add: Add) -> None:

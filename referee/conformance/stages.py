@@ -31,7 +31,7 @@ from waraq.referee.games.cards import CARD_BY_NAME, suit_of
 from waraq.referee.games.dealers import FixedDealer, SeededDealer
 from waraq.referee.games.hokm.engine import new_match as new_hokm_match
 from waraq.referee.games.hokm.engine import stack_deck
-from waraq.referee.match.play import TimeControl
+from waraq.referee.match.play import FaultPolicy, TimeControl
 from waraq.referee.match.seats import Player
 
 GENEROUS = TimeControl(decision_ms=5_000, bank_ms=30_000)  # a stage about answers, not time
@@ -52,12 +52,16 @@ class Stage:
     bot_seats: tuple[int, ...] = ()  # empty: every seat
     stand_in: str = "heuristic"  # the built-in bot in the other seats, or LOW for the BAM stand-ins
     clock: TimeControl = GENEROUS
+    # substitute: a wrong answer is recorded and the match goes on, so that later situations are
+    # still asked; the timing stages forfeit at the first fault instead, since a slow bot would
+    # be slow at every later question and its case is decided by the first.
+    policy: FaultPolicy = FaultPolicy.SUBSTITUTE
     dealer: Callable[[], Any] | None = None  # a staged deal, made fresh for each match
     concurrent: bool = False  # the matches played at once (else one after another)
     unknown_fields: bool = False  # every MatchStart and DecisionRequest carries fields of a later waraq.v1
     watch_close: bool = False  # wait for the bot to close each stream after MatchEnd
     situations: tuple[Situation, ...] = ()  # what its matches are for (a case reads them)
-    tags: frozenset[str] = field(default_factory=frozenset)  # the non-situation cases that read it
+    cases: frozenset[str] = field(default_factory=frozenset)  # the ids of the other cases that read it
 
     def seats_of_bot(self) -> tuple[int, ...]:
         return self.bot_seats or tuple(range(self.rules.players))
@@ -80,8 +84,8 @@ def low_player(match_id: str, seat: int) -> Player:
 def hokm_stages(players: int) -> list[Stage]:
     """The Hokm stages for one player count."""
     base = registry.load_rules("hokm", HOKM_PRESETS[players]).replace(target_score=2)
-    free = (Situation.TRUMP, Situation.LEAD, Situation.FOLLOW, Situation.VOID)
-    must = (Situation.MUST_TRUMP,)
+    free: tuple[Situation, ...] = (Situation.TRUMP, Situation.LEAD, Situation.FOLLOW, Situation.VOID)
+    must: tuple[Situation, ...] = (Situation.MUST_TRUMP,)
     if players == 2:
         free += (Situation.DISCARD, Situation.DRAW_UNSEEN)
         must += (Situation.DRAW_VISIBLE,)
@@ -178,9 +182,25 @@ def common_stages(game: str, players: int) -> list[Stage]:
             concurrent=True,
             watch_close=True,
             stand_in="",
-            tags=frozenset({"streams", "end"}),
+            cases=frozenset({"streams.concurrent", "end.close"}),
         ),
-        Stage("timing-deadline", game, rules, seeds=(3,), clock=SHORT_DEADLINE, tags=frozenset({"deadline"})),
-        Stage("timing-bank", game, rules, seeds=(4,), clock=EMPTY_BANK, tags=frozenset({"bank"})),
-        Stage("compat", game, rules, seeds=(5,), unknown_fields=True, tags=frozenset({"compat"})),
+        Stage(
+            "timing-deadline",
+            game,
+            rules,
+            seeds=(3,),
+            clock=SHORT_DEADLINE,
+            policy=FaultPolicy.FORFEIT,
+            cases=frozenset({"timing.deadline"}),
+        ),
+        Stage(
+            "timing-bank",
+            game,
+            rules,
+            seeds=(4,),
+            clock=EMPTY_BANK,
+            policy=FaultPolicy.FORFEIT,
+            cases=frozenset({"timing.bank"}),
+        ),
+        Stage("compat", game, rules, seeds=(5,), unknown_fields=True, cases=frozenset({"compat.unknown-fields"})),
     ]

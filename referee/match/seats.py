@@ -137,9 +137,10 @@ class RemoteSeat:
         self._send_s = ((clock.decision_ms + clock.bank_ms) or SEND_S * 1000) / 1000
         try:
             self._call = self._play()
-            message: bytes | pb.RefereeMessage = pb.RefereeMessage(start=start)
+            opening = pb.RefereeMessage(start=start)
+            message: bytes | pb.RefereeMessage = opening
             if self.appended_start:
-                message = message.SerializeToString() + self.appended_start
+                message = opening.SerializeToString() + self.appended_start
             async with asyncio.timeout(self._send_s):
                 await self._call.write(message)
         except TimeoutError:
