@@ -20,6 +20,7 @@ import shlex
 import signal
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -35,8 +36,31 @@ from waraq.referee.match.seats import Answer, Question, RemoteSeat, open_channel
 from waraq.referee.wire import common as wire
 from waraq.v1 import bot_pb2 as pb
 
-STOP_GRACE_S = 3.0
+STOP_GRACE_S = 3.0  # what a launched bot has, after SIGTERM, to end on its own before SIGKILL
 EXIT_GRACE_S = 2.0  # for a bot's process to be seen ending once its stream broke
+
+
+class Ending(StrEnum):
+    """How :meth:`Endpoint.stop` found a launched bot's process end."""
+
+    GONE = "gone"  # it had ended before stop() (it crashed, or exited at start-up)
+    ON_TERM = "on_term"  # it ended within the grace after SIGTERM
+    KILLED = "killed"  # it still ran when the grace was over: SIGKILL
+
+
+@dataclass(frozen=True)
+class StopReport:
+    """A launched bot's end, as ``waraq check-bot`` reports it."""
+
+    ending: Ending
+    ms: float  # from SIGTERM to its end, or to SIGKILL once the grace was over; 0 when GONE
+    # Its exit status as the process the referee launched: the bot's own in a sandbox (bubblewrap
+    # passes it on: 128 + N for a bot ended by signal N), the negated signal unconfined (-15).
+    returncode: int | None
+
+    @property
+    def exited_on_term(self) -> bool:
+        return self.ending is Ending.ON_TERM
 
 
 class SpecKind(StrEnum):
@@ -125,6 +149,7 @@ class Endpoint:
         self.process: asyncio.subprocess.Process | None = None
         self.pid: int | None = None  # of a launched bot, kept after it stops (its process group id)
         self.log_path: Path | None = None
+        self.stopped: StopReport | None = None  # how a launched bot ended, once stop() ended it
         self._channel: grpc.aio.Channel | None = None
 
     async def start(self) -> None:
@@ -233,23 +258,35 @@ class Endpoint:
             return FailedSeat(self.name, self.failure or Fault(FaultCode.NOT_STARTED, "not started"))
         return RemoteSeat(self._channel, self.name, self.version, hello=self.hello, explain=self._ended_by_limit)
 
-    async def stop(self) -> None:
-        """Close the channel; end a launched bot's whole process group: SIGTERM, then SIGKILL."""
+    async def stop(self, grace_s: float = STOP_GRACE_S) -> StopReport | None:
+        """Close the channel; end a launched bot: SIGTERM to its processes, ``grace_s`` to end, then SIGKILL.
+
+        Confined or not, the bot itself is sent SIGTERM (:meth:`sandbox.Launch.terminate`).
+        Returns how it ended, kept as :attr:`stopped` (a second call returns it again);
+        None for a bot the referee did not launch.
+        """
         if self._channel is not None:
             await self._channel.close()
             self._channel = None
         process, self.process = self.process, None
         if process is None:
-            return
-        if process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGTERM)
+            return self.stopped
+        if process.returncode is not None:
+            self.stopped = StopReport(Ending.GONE, 0.0, process.returncode)
+        else:
+            assert self.launch is not None  # a process is only ever a launch's
+            begun = time.perf_counter()
+            self.launch.terminate(process.pid)
+            ending = Ending.ON_TERM
             try:
-                await asyncio.wait_for(process.wait(), STOP_GRACE_S)
+                await asyncio.wait_for(process.wait(), grace_s)
             except TimeoutError:
+                ending = Ending.KILLED
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(process.pid, signal.SIGKILL)
-                await process.wait()
+            ms = (time.perf_counter() - begun) * 1000
+            await process.wait()
+            self.stopped = StopReport(ending, ms, process.returncode)
         # Children that outlived their parent are still in the group, also when the bot
         # itself exited on its own (crashed mid-match, or at start-up). A sandbox's other
         # processes die with its PID namespace.
@@ -257,6 +294,7 @@ class Endpoint:
             os.killpg(process.pid, signal.SIGKILL)
         if self.launch is not None:
             self.launch.cleanup()
+        return self.stopped
 
     def _log_tail(self, lines: int = 5) -> str:
         if self.log_path is None or not self.log_path.exists():

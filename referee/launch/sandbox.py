@@ -25,7 +25,10 @@ bubblewrap (``bwrap``, Debian's ``bubblewrap``) with:
   inside the sandbox; a bot killed for a limit is told apart by its exit
   status or the cgroup's OOM count (:meth:`Launch.limit_hit`);
 * **no life of its own**: ``--die-with-parent`` and the PID namespace end
-  everything it started with the referee, even under ``kill -9``.
+  everything it started with the referee, even under ``kill -9``;
+* **the same warning to stop as an unconfined bot**: SIGTERM reaches the bot's
+  own processes inside the sandbox, not only bubblewrap (:meth:`Launch.terminate`),
+  so that it has the referee's grace to end on its own before it is killed.
 
 Where bubblewrap is missing or cannot start (no unprivileged user namespaces),
 ``auto`` falls back to an unconfined process with one warning, ``on`` refuses
@@ -50,6 +53,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+
+from waraq.referee.launch import process_tree
 
 ENTRY = Path(__file__).with_name("sandbox_entry.py")
 # The folder holding this project's packages: the checkout (referee/launch/ is two below it), or site-packages.
@@ -230,6 +235,34 @@ class Launch:
         if signum == signal.SIGKILL and self._cgroup is not None and _oom_kills(self._cgroup, self._memory) > 0:
             return f"memory limit {_size(limits.memory_mb)} exceeded"
         return None
+
+    def terminate(self, pid: int) -> None:
+        """Ask the bot launched as ``pid`` to stop: SIGTERM to each of its processes.
+
+        Unconfined, they are its process group (the launch gave it a session of its own).
+        Confined, ``pid`` is bubblewrap's, outside the sandbox: SIGTERM would end it at once,
+        and with it (``--die-with-parent``) the whole namespace, by SIGKILL, before the bot
+        saw a thing. So the signal goes to the processes inside instead: every process of a
+        PID namespace descends from its init, bubblewrap's own child, and bubblewrap forwards
+        no signal. That init is left out: the kernel drops a signal it has no handler for
+        from outside its namespace anyway, and it ends the namespace once the bot (its one
+        child) ends, which ends bubblewrap with the bot's status. A cgroup would list the same
+        processes plus bubblewrap's, but there is one only where the machine delegates it;
+        an init of our own inside (``--as-pid-1``) would need an interpreter in every
+        sandbox's view, a Go bot's too. A process forked while /proc is read may miss the
+        signal; it ends with the namespace, as a straggler of an unconfined bot's group would
+        with ``killpg(SIGKILL)``.
+        """
+        if self.confined:
+            inside = [p for p in process_tree.descendants(pid) if process_tree.innermost_pid(p) not in (1, None)]
+            for process in inside:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(process, signal.SIGTERM)
+            if inside:
+                return
+            # A sandbox still being made runs nothing of the bot yet: ending bubblewrap ends it.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, signal.SIGTERM)
 
     def cleanup(self) -> None:
         """End every process left in the cgroup, then remove it and the socket folder."""
