@@ -8,7 +8,7 @@
 Tests that play whole matches scale their own example counts by the profile's
 ``max_examples`` (see ``tests/games/hokm/test_properties.py``).
 
-And the session fixture ``gobot``: the compiled test bot (tests/bots/gobot).
+And the session fixture ``go_starter``: the Go starter bot (sample_bots/starters/go), compiled.
 """
 
 import os
@@ -40,29 +40,29 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 pytest.register_assert_rewrite("tests.support")
 
 
-# -- the compiled test bot ---------------------------------------------------------
+# -- the compiled bot ---------------------------------------------------------------
 
 # Not from tests.support: importing it here would stop its assert rewriting.
-GOBOT = Path(__file__).resolve().parent / "bots" / "gobot"
-GOBOT_SOURCES = (GOBOT / "main.go", GOBOT / "build.sh", GOBOT.parents[2] / "protocol" / "waraq" / "v1" / "bot.proto")
+GO_KIT = Path(__file__).resolve().parents[1] / "sample_bots" / "starters" / "go"
+GO_SOURCES = (*GO_KIT.glob("*.go"), GO_KIT / "build.sh", GO_KIT.parents[2] / "protocol" / "waraq" / "v1" / "bot.proto")
 
 
 @pytest.fixture(scope="session")
-def gobot(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The Go test bot's binary: tests/bots/gobot/bin/gobot when it is newer than its sources
-    (CI builds it there first), else built once a session by build.sh into a tmp folder.
+def go_starter(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Go starter bot's binary: sample_bots/starters/go/bin/bot when it is newer than its
+    sources (CI builds it there first), else built once a session by build.sh into a tmp folder.
 
     Without Go this fails, never skips: CI must play the compiled bot.
     """
-    built = GOBOT / "bin" / "gobot"
-    if built.is_file() and built.stat().st_mtime >= max(p.stat().st_mtime for p in GOBOT_SOURCES):
+    built = GO_KIT / "bin" / "bot"
+    if built.is_file() and built.stat().st_mtime >= max(p.stat().st_mtime for p in GO_SOURCES):
         return built
-    packages = re.search(r'^packages="([^"]+)"$', (GOBOT / "build.sh").read_text(), re.MULTILINE)
+    packages = re.search(r'^packages="([^"]+)"$', (GO_KIT / "build.sh").read_text(), re.MULTILINE)
     install = f"apt-get update && apt-get install -y {packages[1] if packages else 'golang-go ...'}"
     if shutil.which("go") is None:
-        pytest.fail(f"Go is not installed: the compiled test bot (tests/bots/gobot) needs it; as root: {install}")
-    out = tmp_path_factory.mktemp("gobot") / "gobot"
-    build = subprocess.run([str(GOBOT / "build.sh"), str(out)], capture_output=True, text=True, timeout=600)
+        pytest.fail(f"Go is not installed: the Go starter bot (sample_bots/starters/go) needs it; as root: {install}")
+    out = tmp_path_factory.mktemp("go-starter") / "bot"
+    build = subprocess.run([str(GO_KIT / "build.sh"), "--out", str(out)], capture_output=True, text=True, timeout=600)
     if build.returncode != 0:
-        pytest.fail(f"tests/bots/gobot/build.sh failed (exit {build.returncode}):\n{build.stderr}")
+        pytest.fail(f"sample_bots/starters/go/build.sh failed (exit {build.returncode}):\n{build.stderr}")
     return out

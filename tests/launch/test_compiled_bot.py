@@ -1,15 +1,17 @@
-"""A compiled bot (tests/bots/gobot, Go) plays whole Hokm matches through the real referee.
+"""A compiled bot (the Go starter, sample_bots/starters/go) plays whole Hokm matches through the real referee.
 
 The referee launches the binary as it would any bot command, listening on a
 port or on a Unix socket, inside its sandbox where the machine has one
 (``waraq.referee.launch.sandbox``): so a statically linked program that no interpreter
-runs, built from nothing but the ``.proto``, plays unchanged. The bot's whole
-strategy is the request's first legal action, which lets every one of its
-decisions in the record be checked exactly against the engine's list.
+runs, built from nothing but the ``.proto``, plays unchanged. The bot's
+strategy is a few fixed rules (its README's, restated in
+``tests.support.go_starter``), which lets every one of its decisions in the
+record be checked exactly against the engine's view and list.
 
-The binary comes from the session fixture ``gobot`` (tests/conftest.py): CI
-builds it into tests/bots/gobot/bin before the tests; elsewhere it is built
-once a session when Go is installed.
+The binary comes from the session fixture ``go_starter`` (tests/conftest.py):
+CI builds it into sample_bots/starters/go/bin before the tests; elsewhere it
+is built once a session when Go is installed. tests/starters/ builds and
+plays the starter as its README tells a bot author to.
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.go_starter import NAME, VERSION, decisions_with_views, starter_answer
 from tests.support.servers import assert_clean_end
-from waraq.referee.games.hokm import engine as hokm
 from waraq.referee.games.hokm.rules import PRESETS, HokmRules
 from waraq.referee.launch import sandbox
 from waraq.referee.launch.bots import BotSpec, Endpoint
@@ -33,8 +35,8 @@ from waraq.referee.match.play import MatchOutcome
 from waraq.referee.records.record_file import read_record
 
 LISTENING = {"port": "--port {port}", "socket": "--unix {socket}"}
-# One round each (target_score=1). Seed 2 asks the Go seats every kind of Action
-# there is to copy back: a suit, a card, and in 2-player Hokm two discards and a draw.
+# One round each (target_score=1). Seed 2 asks the Go seats every kind these rules ask:
+# a suit, a card, and in 2-player Hokm two discards and a draw.
 MATCHES = {
     "four": (HokmRules(target_score=1), 2),
     "two": (dataclasses.replace(PRESETS["two"], target_score=1), 2),
@@ -72,10 +74,10 @@ async def _run_all(configs: list[runner.RunConfig]) -> list[runner.RunReport]:
 
 
 @pytest.fixture(scope="module")
-def matches(gobot: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Played]:
+def matches(go_starter: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Played]:
     """Every match, played at once: each run launches its own Go bot process."""
     configs = {
-        (how, name): _config(gobot, listening, rules, seed, tmp_path_factory.mktemp(f"gobot-{how}-{name}"))
+        (how, name): _config(go_starter, listening, rules, seed, tmp_path_factory.mktemp(f"go-{how}-{name}"))
         for how, listening in LISTENING.items()
         for name, (rules, seed) in MATCHES.items()
     }
@@ -93,8 +95,8 @@ def test_match_ends_by_score_without_faults(played: Played) -> None:
     assert max(played.outcome.score) >= played.rules.target_score
     # Hello was answered: the header names the Go bot, with its version, at its seats.
     seats = played.events[0]["seats"]
-    assert {s["seat"] for s in seats if s["bot"] == "gobot"} == played.go_seats
-    assert {s["version"] for s in seats if s["bot"] == "gobot"} == {"1.0"}
+    assert {s["seat"] for s in seats if s["bot"] == NAME} == played.go_seats
+    assert {s["version"] for s in seats if s["bot"] == NAME} == {VERSION}
 
 
 def test_bot_ran_in_the_sandbox_where_the_machine_has_one(played: Played) -> None:
@@ -105,19 +107,14 @@ def test_bot_ran_in_the_sandbox_where_the_machine_has_one(played: Played) -> Non
         assert launch.confined == support.usable, f"confined={launch.confined}, sandbox: {support.problem or 'usable'}"
 
 
-def test_every_go_decision_is_its_first_legal_action_with_its_note(played: Played) -> None:
-    state = hokm.HokmState(played.rules, hokm.dealer_from_events(played.rules, played.events))
+def test_every_go_decision_is_the_starters_answer_with_a_note(played: Played) -> None:
     kinds = set()
-    for event in (e for e in played.events if e["type"] == "decision"):
-        action = hokm.action_from_json(event["kind"], event["action"])
+    for event, view in decisions_with_views(played.rules, played.events):
         if event["seat"] in played.go_seats:
-            legal = state.view(event["seat"]).legal
             where = f"round {event['round']} seat {event['seat']}: {event}"
-            assert action == legal[0], where
-            assert event.get("note") == f"first of {len(legal)} legal", where
+            assert event["action"] == starter_answer(view), where
+            assert event.get("note"), where
             kinds.add(event["kind"])
-        state.apply(action)
-    assert state.result is not None
     # Seed-dependent (see MATCHES): if this fails after an engine change, pick another seed.
     needed = {"TRUMP", "PLAY"} | ({"DISCARD", "DRAW"} if played.rules.players == 2 else set())
     assert needed <= kinds, f"the Go seats were asked only {sorted(kinds)}"
