@@ -2,7 +2,7 @@
 tips of source 000, always legally, from the view alone, and beats random play.
 
 Positions are either dealt with the engine (tests/support/hokm_setup.py) or written as
-views by hand. Expected moves are worked out from the tips, not read off the bot.
+views by hand (tests/support/hokm_views.py). Expected moves are worked out from the tips, not read off the bot.
 """
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ from math import comb
 import pytest
 
 from tests.support.hokm_setup import cards, deal, play, play_first_legal, rules, suit
+from tests.support.hokm_views import draw_view, play_view, trump_view
 from waraq.bots.hokm_heuristic import HeuristicPlayer
 from waraq.bots.hokm_random import RandomPlayer
-from waraq.referee.games.cards import CARD_NAMES, parse_card
-from waraq.referee.games.hokm.engine import HokmView, Trick, winning_index
+from waraq.referee.games.cards import CARD_NAMES
+from waraq.referee.games.hokm.engine import HokmView
 from waraq.referee.match.inprocess import play_match
 
 # -- helpers ------------------------------------------------------------------------
@@ -33,88 +34,6 @@ def name(card: int) -> str:
 
 def names_of(cs) -> list[str]:
     return [CARD_NAMES[c] for c in cs]
-
-
-def play_view(
-    seat: int,
-    hand: str,
-    *,
-    trick: str = "",
-    leader: int | None = None,
-    tricks: tuple[tuple[int, str], ...] = (),
-    trump: str = "S",
-    players: int = 4,
-    **keys,
-) -> HokmView:
-    """A PLAY view written by hand: ``trick`` from its ``leader`` in play order;
-    ``tricks`` earlier tricks as (leader, cards); legal by follow-suit (enough
-    for the positions below, where a void seat may play anything)."""
-    rules_ = rules(players=players, **keys)
-    mine = sorted(cards(hand))
-    now = cards(trick)
-    if leader is None:
-        leader = (seat - len(now)) % players
-    assert (leader + len(now)) % players == seat, "the trick must come round to the seat"
-    done = []
-    for first, text in tricks:
-        played = cards(text)
-        winner = (first + winning_index(played, suit(trump))) % players
-        done.append(Trick(first, tuple(played), winner))
-    every = mine + now + [c for t in done for c in t.cards]
-    assert len(every) == len(set(every)), "a card is written twice"
-    follow = [c for c in mine if now and c // 13 == now[0] // 13]
-    won = [0] * players
-    for t in done:
-        won[t.winner] += 1
-    return HokmView(
-        rules=rules_,
-        seat=seat,
-        round=1,
-        hakem=0,
-        trump=suit(trump),
-        kind="PLAY",
-        to_act=seat,
-        legal=tuple(follow or mine),
-        hand=tuple(mine),
-        hand_sizes=(len(mine),) * players,
-        trick=tuple(((leader + i) % players, c) for i, c in enumerate(now)),
-        tricks=tuple(done),
-        tricks_won=tuple(won),
-        scores=(0,) * (2 if players == 4 else players),
-        redeals=(),
-        discarded=(),
-        draws=(),
-        offered=None,
-        bam=False,
-        result=None,
-    )
-
-
-def trump_view(five: str) -> HokmView:
-    """The hakem (seat 0, 4 players) naming trump from five cards."""
-    hand = tuple(sorted(cards(five)))
-    return HokmView(
-        rules=rules(),
-        seat=0,
-        round=1,
-        hakem=0,
-        trump=None,
-        kind="TRUMP",
-        to_act=0,
-        legal=(0, 1, 2, 3),
-        hand=hand,
-        hand_sizes=(5, 5, 5, 5),
-        trick=(),
-        tricks=(),
-        tricks_won=(0, 0, 0, 0),
-        scores=(0, 0),
-        redeals=(),
-        discarded=(),
-        draws=(),
-        offered=None,
-        bam=False,
-        result=None,
-    )
 
 
 class Checked:
@@ -468,16 +387,6 @@ def test_two_player_discard_drops_the_low_card_of_a_short_side_suit():
     state.apply(tuple(sorted(cards("AS KC"))))
     pair = bot_choice(state.view(1))
     assert "2C" in names_of(pair) and "AH" not in names_of(pair)
-
-
-def draw_view(offered: str) -> HokmView:
-    """The hakem's first DRAW (trump hearts), holding AH 9H 5C after discarding."""
-    state = deal(rules(players=2), 0, ["AH 9H 3S 4D 5C", "2S 6S 7D 8D 9D"], stock=offered, trump="H")
-    state.apply(tuple(sorted(cards("3S 4D"))))
-    state.apply(tuple(sorted(cards("2S 6S"))))
-    view = state.view(0)
-    assert view.kind == "DRAW" and view.offered == parse_card(offered)
-    return view
 
 
 @pytest.mark.parametrize(
