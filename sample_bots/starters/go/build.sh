@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the Go starter bot into bin/bot, offline, from Debian's packages alone.
 #
-#   ./build.sh [--proto FILE] [--out FILE]
+#   ./build.sh [[--proto] FILE] [--out FILE]
 #
 #   --proto  the protocol's bot.proto (default: bot.proto beside this script if
 #            you copied it there, else the Waraq repository's
@@ -42,7 +42,8 @@ while [ $# -gt 0 ]; do
         --proto) [ $# -ge 2 ] || die "--proto needs a file"; proto=$2; shift 2 ;;
         --out) [ $# -ge 2 ] || die "--out needs a file"; out=$2; shift 2 ;;
         -h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *) die "unknown argument '$1' (see ./build.sh --help)" ;;
+        -*) die "unknown option '$1' (see ./build.sh --help)" ;;
+        *) [ -z "$proto" ] || die "one .proto only: '$proto' and '$1'"; proto=$1; shift ;;
     esac
 done
 if [ -z "$proto" ]; then
@@ -54,7 +55,7 @@ if [ -z "$proto" ]; then
     done
     [ -n "$proto" ] || die "no bot.proto: copy the protocol's protocol/waraq/v1/bot.proto beside build.sh, or give --proto FILE"
 fi
-[ -f "$proto" ] || die "--proto '$proto' is not a file"
+[ -f "$proto" ] || die "the .proto '$proto' is not a file"
 
 for tool in go protoc protoc-gen-go protoc-gen-go-grpc; do
     command -v "$tool" >/dev/null || die "$tool is not on PATH; as root: apt-get install -y $packages"
