@@ -228,7 +228,8 @@ def play(args: argparse.Namespace, console: Console) -> int:
         who = f"{spec.name} ({spec.value})" if spec.name else spec.value
         print_error(f"bot {who} failed to start: {failure.detail}")
     if report.stopped is not None:
-        print_error(_stopped(report.stopped, len(outcomes), args.games, folder, key_given=bool(given)))
+        key_told = "" if given else " with the deal key " + ("below" if people else "of the JSON's fresh_deal_key")
+        print_error(_stopped(report.stopped, len(outcomes), args.games, folder, key_told))
     if people:
         if not given:
             _tell_deal_key(console, args.seed, key)
@@ -270,12 +271,12 @@ def _startup_failures(report: RunReport) -> list[tuple[BotSpec, list[int], Fault
     return [(spec, seats, failure) for spec, (seats, failure) in failed.items()]
 
 
-def _stopped(error: RecordError, kept: int, games: int, folder: Path, *, key_given: bool) -> str:
-    """Why a run stopped early, what it kept, and how to go on: the same command, the same key."""
+def _stopped(error: RecordError, kept: int, games: int, folder: Path, key_told: str) -> str:
+    """Why a run stopped early, what it kept, and how to go on: the same command, the same key
+    (``key_told``: where a fresh key is told; "" when it was given)."""
     when = "when there is space" if error.disk_full else "once it can be written"
-    key = "" if key_given else " with the deal key below"
     return (
-        f"{error}: {kept} match(es) kept in {folder}/; run the same command again{key} {when} "
+        f"{error}: {kept} match(es) kept in {folder}/; run the same command again{key_told} {when} "
         f"to play the other {games - kept}"
     )
 

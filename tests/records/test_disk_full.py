@@ -64,6 +64,26 @@ def test_waraq_match_stops_at_a_full_disk_keeps_its_records_and_the_same_command
     assert records_of(folder_) == records_of(tmp_path / "roomy")
 
 
+def test_waraq_match_json_says_the_run_stopped_which_record_and_how_many_are_unplayed(small_disk):
+    folder_ = small_disk.path / "records"
+    small_disk.fill(leave=60_000)  # room for a few of the twelve records
+    full = waraq("match", "--bots", "random", "--rules", "short", "--games", "12", "--concurrency", "2", "--json",
+                 "--record", str(folder_))  # fmt: skip
+    assert full.returncode == 1, full.stderr
+    found = json.loads(full.stdout)  # the whole of stdout: one object, the run stopped or not
+    assert found["exit_status"] == 1
+    stopped, played = found["stopped"], found["matches"]
+    assert stopped["disk_full"] is True and stopped["error"] == f"disk full writing {stopped['path']}"
+    assert stopped["path"].startswith(f"{folder_}/hokm-") and not any(m["record"] == stopped["path"] for m in played)
+    assert 0 < len(played) < 12 and stopped["unplayed"] == 12 - len(played)
+    assert sorted(p.name for p in folder_.glob("*.jsonl") if read_record(p).complete) == sorted(
+        Path(m["record"]).name for m in played
+    )
+    assert "fresh_deal_key" not in found  # the key was given ($WARAQ_DEAL_KEY)
+    (line,) = full.stderr.strip().splitlines()  # the error, as without --json, but for where a key is told
+    assert line.startswith(f"error: disk full writing {folder_}/hokm-")
+
+
 def ladder_rows(path: Path) -> list[dict[str, Any]]:
     exported = waraq("ladder", "export", "--json", "-C", str(path))
     assert exported.returncode == 0, exported.stderr
