@@ -56,7 +56,7 @@ STREAM_CODES = frozenset(
 
 
 def _unknown_field(number: int, payload: bytes) -> bytes:
-    """A length-delimited field ``number`` holding ``payload``: protobuf's wire format, by hand."""
+    """A length-delimited field ``number`` holding ``payload``, in protobuf's wire format."""
     tag = (number << 3) | 2
     return _varint(tag) + _varint(len(payload)) + payload
 
@@ -70,13 +70,28 @@ def _varint(value: int) -> bytes:
             return bytes(out)
 
 
-# Fields of a later waraq.v1 that this one does not define (number 900, a string), at every level a bot
-# reads: appended to a serialized message, a second occurrence of a message field merges into the first
-# (protobuf's rule), so these land inside MatchStart, DecisionRequest and its Hokm or Hand view.
+# A field of a later waraq.v1 that this one does not define (number 900, a string), put inside every
+# message a bot reads: MatchStart, DecisionRequest and its Hokm or Hand view. Each is re-encoded whole,
+# as a later referee would send it: a second occurrence of a message field appended after it would
+# be merged by most protobuf libraries, but protobuf.js keeps only the last.
 FUTURE = _unknown_field(900, b"a field from a later version")
-FUTURE_START = _unknown_field(1, FUTURE)  # RefereeMessage.start
 VIEW_FIELDS = {"hokm": 10, "hand": 11}  # DecisionRequest.hokm, DecisionRequest.hand
-FUTURE_DECISION = {game: _unknown_field(2, FUTURE + _unknown_field(view, FUTURE)) for game, view in VIEW_FIELDS.items()}
+
+
+def with_future_fields(sent: bytes) -> bytes:
+    """A serialized ``RefereeMessage`` with :data:`FUTURE` inside its start, or its decision and view."""
+    message = pb.RefereeMessage.FromString(sent)
+    body = message.WhichOneof("body")
+    if body == "start":
+        return _unknown_field(1, message.start.SerializeToString() + FUTURE)
+    if body == "decision":
+        request = message.decision
+        view = request.WhichOneof("view")
+        assert view is not None  # the referee's every request carries its view
+        inner = getattr(request, view).SerializeToString() + FUTURE
+        request.ClearField(view)
+        return _unknown_field(2, request.SerializeToString() + FUTURE + _unknown_field(VIEW_FIELDS[view], inner))
+    return sent
 
 
 @dataclass(frozen=True)
@@ -218,7 +233,7 @@ async def _play(stage: s.Stage, seed: int, endpoint: Endpoint, config: CheckConf
             bot = endpoint.seat()
             if isinstance(bot, RemoteSeat):
                 if stage.unknown_fields:
-                    bot.appended_start, bot.appended_decision = FUTURE_START, FUTURE_DECISION[stage.game]
+                    bot.rewrite = with_future_fields
                 bot.watch_close = stage.watch_close
                 remote.append(bot)
             seats.append(bot)

@@ -115,11 +115,10 @@ class RemoteSeat:
         # Asked when the stream breaks: why the bot's process ended, if the referee knows
         # (a launched bot killed by a sandbox limit), so the fault names the limit.
         self._explain = explain
-        # check-bot's probes (waraq.referee.conformance): bytes appended to every MatchStart and
-        # DecisionRequest sent (fields of a later waraq.v1), and whether to wait, after MatchEnd, for
-        # the bot to close its side; ``closed_ms`` is then how long it took (None: it did not).
-        self.appended_start = b""
-        self.appended_decision = b""
+        # check-bot's probes (waraq.referee.conformance): a rewrite of every serialized MatchStart and
+        # DecisionRequest sent (to add fields of a later waraq.v1), and whether to wait, after MatchEnd,
+        # for the bot to close its side; ``closed_ms`` is then how long it took (None: it did not).
+        self.rewrite: Callable[[bytes], bytes] | None = None
         self.watch_close = False
         self.closed_ms: float | None = None
 
@@ -139,8 +138,8 @@ class RemoteSeat:
             self._call = self._play()
             opening = pb.RefereeMessage(start=start)
             message: bytes | pb.RefereeMessage = opening
-            if self.appended_start:
-                message = opening.SerializeToString() + self.appended_start
+            if self.rewrite is not None:
+                message = self.rewrite(opening.SerializeToString())
             async with asyncio.timeout(self._send_s):
                 await self._call.write(message)
         except TimeoutError:
@@ -162,8 +161,8 @@ class RemoteSeat:
             deadline_ms=question.deadline_ms,
             bank_ms=question.bank_ms,
         )
-        if self.appended_decision:
-            request += self.appended_decision
+        if self.rewrite is not None:
+            request = self.rewrite(request)
         task = asyncio.current_task(self._loop)
         self._watch(task, question.timeout_s)
         try:

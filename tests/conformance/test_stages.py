@@ -14,7 +14,7 @@ import pytest
 from google.protobuf.unknown_fields import UnknownFieldSet
 
 from waraq.referee.conformance import stages
-from waraq.referee.conformance.check import FUTURE_DECISION, FUTURE_START
+from waraq.referee.conformance.check import with_future_fields
 from waraq.referee.conformance.situations import Situation, situations
 from waraq.referee.games import registry
 from waraq.referee.games.cards import JACK, parse_card
@@ -82,15 +82,17 @@ def test_a_lead_a_void_and_a_must_trump_are_told_apart() -> None:
     assert set(free.view(1).legal) == set(free.view(1).hand)  # void, it may play any card
 
 
-def test_the_future_fields_land_inside_every_message_a_bot_reads() -> None:
+def test_the_future_fields_land_inside_every_message_a_bot_reads_and_change_nothing_else() -> None:
     state = _hokm_state("classic")
     sent = wire.decision_message(1, state.view(0), match_id="m", deadline_ms=100, bank_ms=100)
-    plain, future = pb.RefereeMessage.FromString(sent), pb.RefereeMessage.FromString(sent + FUTURE_DECISION["hokm"])
-    assert future.decision.hokm.hand == plain.decision.hokm.hand and future.decision.seq == 1
+    plain, future = pb.RefereeMessage.FromString(sent), pb.RefereeMessage.FromString(with_future_fields(sent))
     for message in (future.decision, future.decision.hokm):
         assert [field.field_number for field in UnknownFieldSet(message)] == [900]
     assert not list(UnknownFieldSet(plain.decision))
-    start = pb.RefereeMessage(start=pb.MatchStart(match_id="m", seat=2)).SerializeToString() + FUTURE_START
-    read = pb.RefereeMessage.FromString(start)
-    assert read.start.match_id == "m" and read.start.seat == 2
+    future.DiscardUnknownFields()
+    assert future == plain
+    start = pb.RefereeMessage(start=pb.MatchStart(match_id="m", seat=2, game="hokm"))
+    read = pb.RefereeMessage.FromString(with_future_fields(start.SerializeToString()))
     assert [field.field_number for field in UnknownFieldSet(read.start)] == [900]
+    read.DiscardUnknownFields()
+    assert read == start
