@@ -189,9 +189,11 @@ def _bot_spec(value: Any) -> str:
     if not isinstance(value, str):
         raise BadValue("expected a string")
     try:
-        BotSpec.parse(value)
+        spec = BotSpec.parse(value)
     except ValueError as error:
         raise BadValue(str(error)) from None
+    if spec.name:
+        raise BadValue(f"{value!r}: a ladder names each bot by its entry, so a spec takes no NAME= ({spec.name!r})")
     return value.strip()
 
 

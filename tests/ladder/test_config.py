@@ -59,6 +59,7 @@ def test_init_refuses_a_folder_that_holds_a_ladder(tmp_path):
             "is used by an earlier bot",
         ),
         (base('[[bots]]\nname = "a b"\nspec = "random"\n'), 'name = "a b": expected a name'),
+        (base('[[bots]]\nname = "a"\nspec = "mine=random"\n'), "a spec takes no NAME= ('mine')"),
         ('format = "waraq.ladder.v1"\n', "seed is missing"),
         (base('game = "chess"\n'), 'game = "chess": expected one of "hokm", "hand"'),
         (base("[matchmaking\n"), "is not valid TOML"),
