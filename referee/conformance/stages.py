@@ -21,8 +21,8 @@ bring out which decision kind (docs/protocol.md "### Which rules ask what"):
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Set
+from dataclasses import dataclass
 from typing import Any
 
 from waraq.referee.conformance.situations import Situation
@@ -61,7 +61,7 @@ class Stage:
     unknown_fields: bool = False  # every MatchStart and DecisionRequest carries fields of a later waraq.v1
     watch_close: bool = False  # wait for the bot to close each stream after MatchEnd
     situations: tuple[Situation, ...] = ()  # what its matches are for (a case reads them)
-    cases: frozenset[str] = field(default_factory=frozenset)  # the ids of the other cases that read it
+    cases: Set[str] = frozenset()  # the ids of the other cases that read it
 
     def seats_of_bot(self) -> tuple[int, ...]:
         return self.bot_seats or tuple(range(self.rules.players))
@@ -182,25 +182,14 @@ def common_stages(game: str, players: int) -> list[Stage]:
             concurrent=True,
             watch_close=True,
             stand_in="",
-            cases=frozenset({"streams.concurrent", "end.close"}),
+            cases={"streams.concurrent", "end.close"},
         ),
-        Stage(
-            "timing-deadline",
-            game,
-            rules,
-            seeds=(3,),
-            clock=SHORT_DEADLINE,
-            policy=FaultPolicy.FORFEIT,
-            cases=frozenset({"timing.deadline"}),
+        *(
+            Stage(f"timing-{what}", game, rules, seeds=(seed,), clock=clock, policy=FaultPolicy.FORFEIT, cases={case})
+            for what, seed, clock, case in (
+                ("deadline", 3, SHORT_DEADLINE, "timing.deadline"),
+                ("bank", 4, EMPTY_BANK, "timing.bank"),
+            )
         ),
-        Stage(
-            "timing-bank",
-            game,
-            rules,
-            seeds=(4,),
-            clock=EMPTY_BANK,
-            policy=FaultPolicy.FORFEIT,
-            cases=frozenset({"timing.bank"}),
-        ),
-        Stage("compat", game, rules, seeds=(5,), unknown_fields=True, cases=frozenset({"compat.unknown-fields"})),
+        Stage("compat", game, rules, seeds=(5,), unknown_fields=True, cases={"compat.unknown-fields"}),
     ]
