@@ -93,6 +93,13 @@ def run(args: argparse.Namespace, console: Console) -> int:
 
 
 def _folder(given: Path | None) -> Path:
+    try:
+        return _make_folder(given)
+    except OSError as error:
+        raise ValueError(f"--record {given}: {error.strerror or error}") from None
+
+
+def _make_folder(given: Path | None) -> Path:
     if given is None:
         folder = Path(tempfile.mkdtemp(prefix="waraq-check-"))
     else:

@@ -36,7 +36,7 @@ from waraq.referee.launch.bots import BotSpec, Endpoint
 from waraq.referee.match.faults import FaultCode
 from waraq.referee.match.play import MatchConfig, abort_on_referee_error, run_match
 from waraq.referee.match.seats import CLOSE_WAIT_S, InProcessSeat, RemoteSeat, Seat
-from waraq.referee.records.record_file import RecordWriter
+from waraq.referee.records.record_file import RecordError, RecordWriter
 from waraq.referee.replay import walk
 from waraq.v1 import bot_pb2 as pb
 
@@ -252,6 +252,8 @@ async def _play(stage: s.Stage, seed: int, endpoint: Endpoint, config: CheckConf
     record = RecordWriter(path)
     try:
         await run_match(match, seats, record)
+    except RecordError:
+        raise  # the record cannot be written (a full disk): the check stops, saying which file and why
     except Exception as error:  # a referee bug: the record says so; the check goes on
         abort_on_referee_error(error, record)
     finally:

@@ -177,3 +177,19 @@ def test_a_record_folder_of_other_files_is_refused_with_one_line(tmp_path: Path)
     assert run.returncode == 2 and "Traceback" not in run.stderr
     assert str(tmp_path) in run.stderr and len(run.stderr.strip().splitlines()) == 1
     assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+def test_a_full_disk_stops_the_check_with_one_line_naming_the_record(small_disk: Any) -> None:
+    record = small_disk.path / "check"
+    record.mkdir()
+    small_disk.fill(leave=16 * 1024)  # room for the first records, not for all of them
+    run = subprocess.run(
+        [WARAQ, "check-bot", "random", "--game", "hokm", "--players", "4", "--record", str(record)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
+    (line,) = run.stderr.strip().splitlines()
+    assert str(record) in line and "disk full" in line
