@@ -186,6 +186,21 @@ def test_the_copy_is_healthy_answers_a_stream_and_exits_on_sigterm_within_the_re
         assert time.monotonic() - began < STOP_GRACE_S
 
 
+def test_a_request_the_bot_cannot_answer_ends_its_stream_and_not_the_process(kit: Path) -> None:
+    with _served(kit) as (process, channel):
+        broken = Stream(channel)
+        broken.send(pb.RefereeMessage(start=pb.MatchStart(match_id="m-1", seat=0, game="hokm", players=4)))
+        broken.send(pb.RefereeMessage(decision=pb.DecisionRequest(seq=1)))  # no kind, no legal action, no view
+        with pytest.raises(StopIteration):
+            next(broken._replies)  # the stream ends with no reply
+        other = Stream(channel)
+        other.send(pb.RefereeMessage(start=pb.MatchStart(match_id="m-2", seat=1, game="hokm", players=4)))
+        view = pb.HokmView(seat=1, players=4, kind="TRUMP", hand=["AS", "KS", "QS", "2H", "3D"])
+        suits = [pb.Action(suit=s) for s in "SHDC"]
+        assert other.ask(pb.DecisionRequest(seq=1, kind="TRUMP", legal=suits, hokm=view)).seq == 1
+        assert process.poll() is None
+
+
 # -- real matches: waraq match launches the copy --------------------------------------------------
 
 

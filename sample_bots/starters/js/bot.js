@@ -83,7 +83,14 @@ function play(call) {
         match = { seat: message.start.seat, players: message.start.players, partners: message.start.partners };
         break;
       case 'decision':
-        call.write({ reply: reply(message.decision, match) });
+        try {
+          call.write({ reply: reply(message.decision, match) });
+        } catch (error) {
+          // A bug (or a request this bot cannot read) ends this stream only: the referee
+          // faults this seat, and the process goes on serving its other matches.
+          console.error(`seq ${message.decision.seq}: ${error.stack || error}`);
+          call.end();
+        }
         break;
       case 'end':
         match = null;
