@@ -14,7 +14,7 @@ import pytest
 from google.protobuf.unknown_fields import UnknownFieldSet
 
 from waraq.referee.conformance import stages
-from waraq.referee.conformance.check import with_future_fields
+from waraq.referee.conformance.future_fields import with_future_fields
 from waraq.referee.conformance.situations import Situation, situations
 from waraq.referee.games import registry
 from waraq.referee.games.cards import JACK, parse_card
