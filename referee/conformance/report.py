@@ -12,6 +12,7 @@ from waraq.referee.conformance.cases import Status
 from waraq.referee.conformance.check import Report
 
 STYLES = {Status.PASS: "green", Status.FAIL: "bold red", Status.SKIP: "yellow"}
+FORMAT = "waraq.check.v1"  # the --json object's "format": a script can check it reads what it expects
 
 
 def summary(report: Report) -> str:
@@ -49,6 +50,7 @@ def show(console: Console, report: Report) -> None:
 def to_json(report: Report) -> dict[str, Any]:
     hello = report.probe.hello
     return {
+        "format": FORMAT,
         "bot": {
             "spec": str(report.spec),
             "name": hello.name if hello is not None else None,

@@ -43,7 +43,9 @@ def check_bot(spec: str, *args: str, cwd: Path) -> tuple[subprocess.CompletedPro
         cwd=ROOT,
         env={**os.environ, "NO_COLOR": "1"},
     )
-    return run, json.loads(run.stdout)
+    report = json.loads(run.stdout)
+    assert report["format"] == "waraq.check.v1"
+    return run, report
 
 
 def by_id(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
