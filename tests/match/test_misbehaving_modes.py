@@ -31,6 +31,7 @@ import pytest
 from tests.bots import misbehaving
 from tests.support import TEST_BOTS
 from waraq.bots.server import PlayerBot, builtin_players, start_server
+from waraq.referee.conformance.future_fields import with_future_fields
 from waraq.referee.games.hand import engine as hand
 from waraq.referee.games.hand.rules import HandRules
 from waraq.referee.games.hokm import engine as hokm
@@ -293,12 +294,12 @@ def test_future_strict_over_grpc_faults_on_a_later_protocols_field_and_not_witho
     state, engine = pending("PLAY")
     question = Question(1, state.view(state.to_act), MATCH_ID, DEADLINE_MS, BANK_MS)
 
-    async def ask(appended: bytes) -> Any:
+    async def ask(rewrite: Callable[[bytes], bytes] | None) -> Any:
         server, port = await serve_misbehaving("future_strict")()
         channel = open_channel(f"127.0.0.1:{port}")
         try:
             seat = RemoteSeat(channel, "misbehaving", "test")
-            seat.appended_decision = appended
+            seat.rewrite = rewrite
             await seat.open(start_of(state, engine))
             try:
                 return await seat.ask(question)
@@ -310,7 +311,7 @@ def test_future_strict_over_grpc_faults_on_a_later_protocols_field_and_not_witho
             await channel.close()
             await server.stop(None)
 
-    fault = asyncio.run(ask(UNKNOWN_FIELD))
+    fault = asyncio.run(ask(with_future_fields))
     assert isinstance(fault, Fault) and fault.code is FaultCode.BAD_ACTION and "'11X'" in fault.detail
-    answered = asyncio.run(ask(b""))
+    answered = asyncio.run(ask(None))
     state.apply(answered.action)  # legal
