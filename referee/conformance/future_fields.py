@@ -10,22 +10,13 @@ merge the copies, but protobuf.js keeps only the last one.
 
 from __future__ import annotations
 
+from waraq.referee.wire.hokm_bytes import varint
 from waraq.v1 import bot_pb2 as pb
 
 
 def _unknown_field(number: int, payload: bytes) -> bytes:
     """A length-delimited field ``number`` holding ``payload``, in protobuf's wire format."""
-    tag = (number << 3) | 2
-    return _varint(tag) + _varint(len(payload)) + payload
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        low, value = value & 0x7F, value >> 7
-        out.append(low | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
 
 
 FUTURE = _unknown_field(900, b"a field from a later version")
