@@ -12,7 +12,7 @@ from math import comb
 import pytest
 
 from tests.support.hokm_setup import cards, deal, play, play_first_legal, rules, suit
-from tests.support.hokm_views import draw_view, play_view, trump_view
+from tests.support.hokm_views import all_trumps_at_bam, draw_view, play_view, trump_view
 from waraq.bots.hokm_heuristic import HeuristicPlayer
 from waraq.bots.hokm_random import RandomPlayer
 from waraq.referee.games.cards import CARD_NAMES
@@ -332,16 +332,7 @@ def test_a_void_seat_that_did_not_trump_under_must_trump_holds_no_trump(void_rul
 
 
 def test_calls_bam_holding_every_remaining_trump():
-    # Seat 0 holds all 13 spades (trump) and wins the first seven tricks with
-    # 2S..8S; it still holds 9S..AS: nobody can take a trick from it.
-    hands = [
-        "2S 3S 4S 5S 6S 7S 8S 9S 10S JS QS KS AS",
-        "2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH",
-        "2D 3D 4D 5D 6D 7D 8D 9D 10D JD QD KD AD",
-        "2C 3C 4C 5C 6C 7C 8C 9C 10C JC QC KC AC",
-    ]
-    state = deal(rules(bam=True), 0, hands, trump="S")
-    play_first_legal(state, 28)
+    state = all_trumps_at_bam()
     assert state.kind == "BAM" and state.to_act == 0
     assert bot_choice(state.view(0)) is True
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.hokm_setup import cards, deal, play_first_legal, rules
-from tests.support.hokm_views import draw_view, play_view, trump_view
+from tests.support.hokm_views import all_trumps_at_bam, draw_view, play_view, trump_view
 from waraq.bots.hokm_heuristic import HeuristicPlayer
 from waraq.bots.hokm_random import RandomPlayer
 from waraq.referee.games.cards import CARD_NAMES, SUITS
@@ -242,15 +242,7 @@ def test_redeal_says_the_five_hold_no_honour():
 
 
 def test_bam_says_every_card_wins():
-    # Seat 0 held all 13 spades and won seven tricks with 2S..8S: 9S..AS are left, and no trump is unseen.
-    hands = [
-        "2S 3S 4S 5S 6S 7S 8S 9S 10S JS QS KS AS",
-        "2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH",
-        "2D 3D 4D 5D 6D 7D 8D 9D 10D JD QD KD AD",
-        "2C 3C 4C 5C 6C 7C 8C 9C 10C JC QC KC AC",
-    ]
-    state = deal(rules(bam=True), 0, hands, trump="S")
-    play_first_legal(state, 28)
+    state = all_trumps_at_bam()
     assert decide(state.view(0)) == (True, "bam: play on, each of my 6 cards wins, no trump unseen")
 
 

@@ -7,9 +7,9 @@ Hands and tricks are card names, as in :mod:`tests.support.hokm_setup`.
 
 from __future__ import annotations
 
-from tests.support.hokm_setup import cards, deal, rules, suit
+from tests.support.hokm_setup import cards, deal, play_first_legal, rules, suit
 from waraq.referee.games.cards import parse_card
-from waraq.referee.games.hokm.engine import HokmView, Trick, winning_index
+from waraq.referee.games.hokm.engine import HokmState, HokmView, Trick, winning_index
 
 
 def play_view(
@@ -102,3 +102,17 @@ def draw_view(offered: str) -> HokmView:
     view = state.view(0)
     assert view.kind == "DRAW" and view.offered == parse_card(offered)
     return view
+
+
+def all_trumps_at_bam() -> HokmState:
+    """Seat 0 held all 13 spades (trump) and won the first seven tricks with 2S..8S: BAM is its
+    to decide, holding 9S..AS, so nobody can take a trick from it and no trump is unseen."""
+    hands = [
+        "2S 3S 4S 5S 6S 7S 8S 9S 10S JS QS KS AS",
+        "2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH",
+        "2D 3D 4D 5D 6D 7D 8D 9D 10D JD QD KD AD",
+        "2C 3C 4C 5C 6C 7C 8C 9C 10C JC QC KC AC",
+    ]
+    state = deal(rules(bam=True), 0, hands, trump="S")
+    play_first_legal(state, 28)
+    return state
