@@ -5,6 +5,7 @@ candidate seatings (all of them when there are few, else a seeded sample) by
 
     quality_weight     × trueskill's match quality (close matches first)
   + uncertainty_weight × the bots' mean σ / the prior σ (uncertain ratings first)
+  + order_weight       × how open the order of its opponents is (pairs least certain first)
   − balance_weight     × imbalance (of matches played, of seats, of partners)
 
 where each imbalance term is 0 for the least-used choice and approaches 1 for
@@ -25,7 +26,13 @@ pile, and so any stock rebuilt from it, differs.
 
 Partners (two teams): ``mixed`` seats four different bots when there are four
 (a bot partners itself only when the ladder has fewer); ``self`` seats each
-bot with itself. A bot never plays against itself.
+bot with itself. A bot never plays against itself. With mixed partners the
+balance term spreads each bot's partners over the others, which is what makes
+each bot's own skill identifiable from team results (a bot always seated with
+the same partner could only be rated with it); the order term then sends the
+matches where they settle the table: to the pairs of bots on opposite sides
+whose order is least certain, 1 − |2·P(a > b) − 1| (P from the ratings, as
+ratings.p_above computes it), so a pair already ordered stops drawing matches.
 """
 
 from __future__ import annotations
@@ -40,7 +47,7 @@ from dataclasses import dataclass, field
 import trueskill
 
 from waraq.ladder.config import Matchmaking
-from waraq.ladder.ratings import Layout, Rating, layout, quality
+from waraq.ladder.ratings import Layout, Rating, layout, p_above, quality
 
 Seating = tuple[int, ...]
 
@@ -189,8 +196,18 @@ class Planner:
         return (
             settings.quality_weight * self._match_quality(first)
             + settings.uncertainty_weight * uncertainty
+            + settings.order_weight * self._open_order(first)
             - settings.balance_weight * sum(balance) / len(balance)
         )
+
+    def _open_order(self, seating: Seating) -> float:
+        """The mean, over two bots on opposite sides, of how uncertain their order is: 1 a coin toss, 0 known."""
+        count = self.layout.sides
+        side_of = {bot: seat % count for seat, bot in enumerate(seating)}
+        opposed = [(a, b) for a in side_of for b in side_of if a < b and side_of[a] != side_of[b]]
+        if not opposed:
+            return 0.0
+        return sum(1 - abs(2 * p_above(self._rating(a), self._rating(b)) - 1) for a, b in opposed) / len(opposed)
 
     def _rating(self, bot: int) -> Rating:
         return self.ratings.get(bot) or Rating(self.env.mu, self.env.sigma)
