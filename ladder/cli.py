@@ -5,8 +5,9 @@
     waraq ladder add NAME SPEC [--no-check] [--same-entry]
                           (SPEC: random, heuristic, a command with {port}, host:port)
     waraq ladder remove NAME
-    waraq ladder run [--matches N | --more N | --until-stable] [--concurrency K] [--confidence P] [--cap N]
-    waraq ladder show [--pairs] [--all]
+    waraq ladder run [--matches N | --more N | --until-stable] [--concurrency K] [--confidence P] [--margin E]
+                     [--cap N]
+    waraq ladder show [--pairs] [--all] [--figures]
     waraq ladder export (--csv | --json) [--table standings|pairs|matches|ratings] [-o FILE]
     waraq ladder reinstate NAME | rerate
 
@@ -29,11 +30,12 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
-from waraq.ladder import board, folder, key_file, ledger
+from waraq.ladder import evidence, folder, key_file, ledger, table
 from waraq.ladder.config import DATABASE, PARTNERS, ConfigError
 from waraq.ladder.live import LiveView, duration
-from waraq.ladder.ratings import Rating, environment, neighbour_confidence
+from waraq.ladder.ratings import environment
 from waraq.ladder.scheduler import RunState, run
+from waraq.ladder.sequential import DEFAULT_MARGIN
 from waraq.ladder.store import Store, StoreError
 from waraq.ladder.store import problem as store_problem
 from waraq.referee.cli.arguments import print_error
@@ -42,6 +44,22 @@ from waraq.referee.games.options import RulesError
 from waraq.referee.records.record_file import RecordError
 
 TABLES = ("standings", "pairs", "matches", "ratings")
+COLUMNS = """Columns:
+  Elo      the batch rating: a Bradley-Terry fit to every board (a team's strength is the sum of
+           its bots'), centred on the bots that played; 100 Elo apart is a 64 % expected score
+  95 %     its interval, from boards resampled (the bootstrap)
+  score    expected score against the field: the mean, over every other bot shown, of the chance
+           to beat it one to one; unlike a win rate it does not depend on whom matchmaking seated
+  μ, σ     TrueSkill, updated once per board from its paired result; matchmaking reads it
+  boards   boards played: one deal in every seating of a duplicate set (one match without duplicates)
+  matches  matches played; faults: the bot's faults
+  vs next  the stopping rule on this row and the next: "above" (ordered) or "tied" (equal within
+           the margin), each at the run's confidence over every pair and every look; blank: not yet
+"""
+
+
+def _score(elo: float) -> float:
+    return 1 / (1 + 10 ** (-elo / 400))
 PROGRESS_EVERY_S = 15.0
 
 
@@ -89,15 +107,40 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     goal = run_.add_mutually_exclusive_group()
     goal.add_argument("--matches", type=int, metavar="N", help="play until the ladder has N matches in all")
     goal.add_argument("--more", type=int, metavar="N", help="play N matches more than it has")
-    goal.add_argument("--until-stable", action="store_true", help="play until the table is ordered (or the cap)")
+    goal.add_argument(
+        "--until-stable",
+        action="store_true",
+        help="play until every two neighbours of the table are ordered or shown equal within --margin (or the cap)",
+    )
     run_.add_argument("--concurrency", type=int, metavar="K", help="matches at once (default: ladder.toml's)")
-    run_.add_argument("--confidence", type=float, help="--until-stable: the confidence (default: ladder.toml's)")
+    run_.add_argument(
+        "--confidence",
+        type=float,
+        help="--until-stable: the chance that every verdict is right, over every pair and every look "
+        "(default: ladder.toml's)",
+    )
+    run_.add_argument(
+        "--margin",
+        type=float,
+        metavar="ELO",
+        help=f"--until-stable: two bots closer than this are shown equal (default: ladder.toml's, "
+        f"{DEFAULT_MARGIN:g} Elo, a {100 * _score(DEFAULT_MARGIN):.0f} %% expected score)",
+    )
     run_.add_argument("--cap", type=int, help="--until-stable: at most this many matches in all")
     run_.add_argument("--quiet", action="store_true", help="no live view; only the summary")
 
-    show = commands.add_parser("show", parents=[where], help="the table; --pairs: head to head")
+    show = commands.add_parser(
+        "show",
+        parents=[where],
+        help="the table; --pairs: head to head",
+        description="The table, best first. " + COLUMNS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     show.add_argument("--pairs", action="store_true", help="head-to-head win rates with 95 %% intervals")
     show.add_argument("--all", action="store_true", help="also retired and removed bots")
+    show.add_argument(
+        "--figures", action="store_true", help="what the pairing buys: ρ, effective matches per board, the fitted β"
+    )
 
     export = commands.add_parser("export", parents=[where], help="the table, pairs, matches or ratings as CSV or JSON")
     form = export.add_mutually_exclusive_group(required=True)
@@ -179,6 +222,9 @@ def _target(args: argparse.Namespace, ladder: folder.Ladder) -> ledger.Target:
     confidence = args.confidence if args.confidence is not None else settings.confidence
     if not 0.5 <= confidence < 1:
         raise ConfigError(f"--confidence {confidence}: expected a number in [0.5, 1)")
+    margin = args.margin if args.margin is not None else settings.margin
+    if not margin > 0:
+        raise ConfigError(f"--margin {margin}: expected a number of Elo > 0")
     for flag in ("matches", "more", "cap", "concurrency"):
         value = getattr(args, flag)
         if value is not None and value < 1:
@@ -190,11 +236,11 @@ def _target(args: argparse.Namespace, ladder: folder.Ladder) -> ledger.Target:
         counts = store.count_by_status()
         return ledger.Target(sum(counts.values()) - counts["cancelled"] + args.more)
     if args.until_stable:
-        return ledger.Target(args.cap or settings.max_matches, True, confidence)
+        return ledger.Target(args.cap or settings.max_matches, True, confidence, margin)
     stored = store.meta("target")  # a bare `run` goes on toward the last run's goal
     if stored is not None:
         return ledger.Target.from_text(stored)
-    return ledger.Target(args.cap or settings.max_matches, True, confidence)
+    return ledger.Target(args.cap or settings.max_matches, True, confidence, margin)
 
 
 def _run(args: argparse.Namespace, console: Console) -> int:
@@ -230,7 +276,6 @@ def _play(args: argparse.Namespace, console: Console, ladder: folder.Ladder) -> 
         ladder.store.set_meta("target", target.to_text())
     concurrency = args.concurrency or ladder.config.run.concurrency
     state = RunState(target, concurrency)
-    env = environment(ladder.config.trueskill)
     bots = ", ".join(b.name for b in ladder.config.bots) or "none"
     console.print(
         f"ladder {ladder.folder}: {_goal(target)}, {concurrency} at once; bots: {bots}",
@@ -244,11 +289,12 @@ def _play(args: argparse.Namespace, console: Console, ladder: folder.Ladder) -> 
         # The view reads the table in rich's refresh thread: through a connection of its own.
         view_store = Store.open(ladder.store.path, readonly=True, any_thread=True)
         try:
-            with Live(LiveView(state, view_store, env), console=console, refresh_per_second=2, transient=True):
+            view = LiveView(state, view_store, ladder.config)
+            with Live(view, console=console, refresh_per_second=2, transient=True):
                 asyncio.run(run(ladder.folder, ladder.config, ladder.store, state))
         finally:
             view_store.close()
-    return _summary(console, ladder, state, env)
+    return _summary(console, ladder, state)
 
 
 async def _with_progress_lines(console: Console | None, ladder: folder.Ladder, state: RunState) -> None:
@@ -267,14 +313,17 @@ async def _with_progress_lines(console: Console | None, ladder: folder.Ladder, s
 
 def _goal(target: ledger.Target) -> str:
     if target.until_stable:
-        return f"until every two neighbours are ordered at {target.confidence:.0%} (cap {target.matches} matches)"
+        return (
+            f"until every two neighbours are ordered or shown equal within {target.margin:g} Elo, "
+            f"at {target.confidence:.0%} (cap {target.matches} matches)"
+        )
     return f"until {target.matches} matches"
 
 
-def _summary(console: Console, ladder: folder.Ladder, state: RunState, env: Any) -> int:
-    rows = board.standings(ladder.store, env)
-    console.print(board.StandingsTable(rows, title="Ladder"))
-    for line in board.suspensions(rows):
+def _summary(console: Console, ladder: folder.Ladder, state: RunState) -> int:
+    rows = table.standings(ladder.store, ladder.config, rule=state.target.rule)
+    console.print(table.StandingsTable(rows, title="Ladder"))
+    for line in table.suspensions(rows):
         console.print(line, soft_wrap=True)
     for note in state.notes:
         console.print(note, style="yellow", highlight=False, soft_wrap=True, markup=False)  # notes quote bots' output
@@ -295,16 +344,13 @@ def _summary(console: Console, ladder: folder.Ladder, state: RunState, env: Any)
     if finished.reason == "stable":
         console.print(Text.assemble(("stable:", "bold green"), " ", finished.detail), highlight=False, soft_wrap=True)
     elif finished.reason == "cap":
-        worst = min(
-            neighbour_confidence({i: Rating(r.mu, r.sigma) for i, r in enumerate(rows) if r.status == "active"}),
-            key=lambda t: t[2],
-            default=None,
-        )
-        least = f"; least certain: {rows[worst[0]].bot} above {rows[worst[1]].bot} at {worst[2]:.1%}" if worst else ""
+        open_pairs = [f"{a.bot} and {b.bot}" for a, b in zip(rows, rows[1:], strict=False) if a.vs_next == "open"]
+        least = f"; still open: {', '.join(open_pairs)}" if open_pairs else ""
         console.print(
             Text.assemble(
                 ("not stable:", "bold yellow"),
-                f" {finished.detail}, before every two neighbours were ordered at {state.target.confidence:.0%}{least}",
+                f" {finished.detail}, before every two neighbours were ordered or shown equal within "
+                f"{state.target.margin:g} Elo at {state.target.confidence:.0%}{least}",
             ),
             highlight=False,
             soft_wrap=True,
@@ -317,20 +363,51 @@ def _summary(console: Console, ladder: folder.Ladder, state: RunState, env: Any)
     return 0
 
 
+def figures_lines(ladder: folder.Ladder) -> list[str]:
+    """What the pairing bought, in words: ρ, effective matches per board, and β fitted against ladder.toml's."""
+    store, config = ladder.store, ladder.config
+    bots = [e.id for e in store.entries()]
+    found = evidence.gather(store, config, bots)
+    rho, effective = found.rho(), found.effective_matches()
+    lines = [
+        f"{len(found.boards)} boards, {found.complete_boards} complete; "
+        + (
+            f"ρ = {rho:+.2f}: the correlation between a board's rooms of the result on the same cards"
+            if rho is not None
+            else "ρ: no board of two rooms yet"
+        ),
+    ]
+    if effective is not None:
+        rooms = max(len(b.rooms) for b in found.boards)
+        lines.append(
+            f"a board of {rooms} rooms is worth {effective:.2f} independent matches for the batch rating "
+            f"({effective / rooms:.2f} a room)"
+        )
+    beta = evidence.fitted_beta(store, config)
+    if beta is not None:
+        lines.append(
+            f"β fitted to the matches' results (TrueSkill's performance spread of one match): {beta:.2f}; "
+            f"ladder.toml's [trueskill] beta = {config.trueskill.beta:g}"
+        )
+    return lines
+
+
 def _show(args: argparse.Namespace, console: Console) -> int:
     with folder.open_ladder(args.dir, readonly=True) as ladder:
-        env = environment(ladder.config.trueskill)
-        rows = board.standings(ladder.store, env, everyone=args.all)
+        rows = table.standings(ladder.store, ladder.config, everyone=args.all, intervals="bootstrap")
         counts = ladder.store.count_by_status()
         title = (
             f"Ladder {ladder.folder} ({describe(ladder.config.rules)}): {counts['rated'] + counts['unrated']} matches"
             + (f", {counts['planned'] + counts['done']} planned" if counts["planned"] + counts["done"] else "")
         )
-        console.print(board.StandingsTable(rows, title=title))
-        for line in board.suspensions(rows):
+        console.print(table.StandingsTable(rows, title=title))
+        for line in table.suspensions(rows):
             console.print(line, soft_wrap=True)
         if args.pairs:
-            console.print(board.PairsTable(board.pairs(ladder.store, ladder.config.layout, everyone=args.all)))
+            console.print(table.PairsTable(table.pairs(ladder.store, ladder.config.layout, everyone=args.all)))
+        if args.figures:
+            for figure in figures_lines(ladder):
+                console.print(figure, highlight=False, markup=False, soft_wrap=True)
     return 0
 
 
@@ -340,7 +417,7 @@ def _export(args: argparse.Namespace, console: Console) -> int:
     if args.json:
         text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
     else:
-        text = board.to_csv(data[args.table])
+        text = table.to_csv(data[args.table])
     if args.output is not None:
         try:
             args.output.write_text(text, encoding="utf-8")
@@ -354,7 +431,6 @@ def _export(args: argparse.Namespace, console: Console) -> int:
 
 def export_data(ladder: folder.Ladder) -> dict[str, Any]:
     store, config = ladder.store, ladder.config
-    env = environment(config.trueskill)
     with store.snapshot():
         entries = store.entries()
         names = {e.id: e.name for e in entries}
@@ -369,8 +445,8 @@ def export_data(ladder: folder.Ladder) -> dict[str, Any]:
             "rules": config.rules.to_dict(),
             "rules_hash": config.rules.rules_hash,
         },
-        "standings": board.standings_rows(board.standings(store, env, everyone=True)),
-        "pairs": board.pair_rows(board.pairs(store, config.layout, everyone=True)),
+        "standings": table.standings_rows(table.standings(store, config, everyone=True)),
+        "pairs": table.pair_rows(table.pairs(store, config.layout, everyone=True)),
         "bots": [asdict(e) for e in entries],
         "matches": matches,
         "ratings": [{"match": m, "bot": names[b], "mu": mu, "sigma": s} for m, b, mu, s in history],

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from waraq.ladder.ratings import Layout, TrueSkillSettings
+from waraq.ladder.sequential import DEFAULT_MARGIN
 from waraq.referee.games import registry
 from waraq.referee.games.options import (
     BadValue,
@@ -73,6 +74,7 @@ class Matchmaking:
     candidates: int = 256
     uncertainty_weight: float = 1.0
     quality_weight: float = 1.0
+    order_weight: float = 1.0
     balance_weight: float = 1.0
 
 
@@ -80,6 +82,7 @@ class Matchmaking:
 class RunSettings:
     concurrency: int = 8
     confidence: float = 0.95
+    margin: float = DEFAULT_MARGIN
     max_matches: int = 2000
     gzip: bool = False
 
@@ -237,6 +240,7 @@ TABLES: dict[str, tuple[type, dict[str, tuple[Check, str]]]] = {
             "candidates": (integer(1), "seatings weighed for each match when there are more than this many"),
             "uncertainty_weight": (_number(0, INF), "preference for bots with uncertain ratings (high sigma)"),
             "quality_weight": (_number(0, INF), "preference for close matches (trueskill's match quality)"),
+            "order_weight": (_number(0, INF), "preference for opponents whose order is least certain"),
             "balance_weight": (_number(0, INF), "preference for even seats, partners and match counts"),
         },
     ),
@@ -246,7 +250,11 @@ TABLES: dict[str, tuple[type, dict[str, tuple[Check, str]]]] = {
             "concurrency": (integer(1), "matches played at once"),
             "confidence": (
                 _number(0.5, 1, open_high=True),
-                "--until-stable: P(each bot ranks above the next) to reach",
+                "--until-stable: the chance that every verdict is right, over every pair of bots and every look",
+            ),
+            "margin": (
+                _number(0, INF, open_low=True),
+                "--until-stable: two bots closer than this many Elo are shown equal (100 Elo: a 64 % expected score)",
             ),
             "max_matches": (integer(1), "--until-stable: stop at this many matches in all if not stable"),
             "gzip": (boolean, "write records as .jsonl.gz"),
@@ -278,6 +286,10 @@ TABLES: dict[str, tuple[type, dict[str, tuple[Check, str]]]] = {
             "beta": (_number(0, INF, open_low=True), "the spread of one match's performance"),
             "tau": (_number(0, INF), "uncertainty added before each match (skill may drift)"),
             "draw_probability": (_number(0, 1, open_high=True), "a Hokm match has a winner and Hand ties are rare: 0"),
+            "board_draw_probability": (
+                _number(0, 1, open_high=True),
+                "duplicate deals: a board ties when its rooms split, half the time between equal bots",
+            ),
         },
     ),
 }

@@ -27,10 +27,26 @@ from dataclasses import dataclass, field
 
 import trueskill
 
+from waraq.ladder import boards, evidence, head_to_head
 from waraq.ladder import ratings as rt
 from waraq.ladder.config import LadderConfig
 from waraq.ladder.matchmaking import History, Planner, group_size
-from waraq.ladder.store import ACTIVE, CRASHES, DONE, RATED, SUSPENDED, UNRATED, Entry, Outcome, Planned, Store
+from waraq.ladder.sequential import DEFAULT_MARGIN, PairVerdict, StoppingRule, Verdict
+from waraq.ladder.sprt import Sprt
+from waraq.ladder.store import (
+    ACTIVE,
+    CRASHES,
+    DONE,
+    PLANNED,
+    RATED,
+    SUSPENDED,
+    UNRATED,
+    Entry,
+    Outcome,
+    Planned,
+    Played,
+    Store,
+)
 
 # A deal's seed is ladder seed × this + deal number: public, so its decks come from it and the
 # ladder's secret key together (ladder/key_file.py).
@@ -39,26 +55,48 @@ DEALS_PER_SEED = 1_000_000
 
 @dataclass(frozen=True)
 class Target:
-    """When a run stops planning: at ``matches`` matches in all, or earlier once ordered."""
+    """When a run stops planning: at ``matches`` matches in all, or earlier once its rule is met.
+
+    ``until_stable``: every two neighbours of the table ordered or shown equal within ``margin``
+    Elo (ladder/sequential.py), at ``confidence``. ``sprt`` (``waraq versus``): the sequential
+    test decided. ``width``: the head-to-head Elo interval narrower than this.
+    """
 
     matches: int
     until_stable: bool = False
     confidence: float = 0.95
+    margin: float = DEFAULT_MARGIN
+    sprt: Sprt | None = None
+    width: float | None = None
+
+    @property
+    def rule(self) -> StoppingRule:
+        return StoppingRule(self.confidence, self.margin)
 
     def to_text(self) -> str:
-        return f"{'stable' if self.until_stable else 'matches'} {self.matches} {self.confidence}"
+        if self.sprt is not None:
+            test = self.sprt
+            return f"sprt {self.matches} {test.elo0} {test.elo1} {test.alpha} {test.beta}"
+        if self.width is not None:
+            return f"width {self.matches} {self.width}"
+        return f"{'stable' if self.until_stable else 'matches'} {self.matches} {self.confidence} {self.margin}"
 
     @classmethod
     def from_text(cls, text: str) -> Target:
-        mode, matches, confidence = text.split()
-        return cls(int(matches), mode == "stable", float(confidence))
+        mode, matches, *values = text.split()
+        if mode == "sprt":
+            return cls(int(matches), sprt=Sprt(*map(float, values)))
+        if mode == "width":
+            return cls(int(matches), width=float(values[0]))
+        margin = float(values[1]) if len(values) > 1 else DEFAULT_MARGIN  # stored before margins: the default
+        return cls(int(matches), mode == "stable", float(values[0]), margin)
 
 
 @dataclass
 class Finished:
     """Nothing more to plan: why."""
 
-    reason: str  # "target", "stable", "cap", "bots"
+    reason: str  # "target", "stable", "cap", "bots"; a head to head: "h1", "h0", "width"
     detail: str
 
 
@@ -87,41 +125,70 @@ def record(
 
 
 def advance(store: Store, config: LadderConfig, env: trueskill.TrueSkill) -> Events:
-    """Rate done matches in planned order, up to the first one not played yet."""
+    """Rate played boards in planned order, up to the first board not played whole yet."""
     events = Events()
+    size = group_size(config.layout, config.matchmaking.duplicate)
     with store.transaction():
         while (first := store.first_unprocessed()) is not None and first[1] == DONE:
-            _process(store, config, env, first[0], events)
+            rooms = store.board_of(first[0], size)
+            if any(status == PLANNED for _, status in rooms):
+                break  # the board's other rooms are still to play: it is rated when they are
+            _process(store, config, env, [match_id for match_id, status in rooms if status == DONE], events)
     return events
 
 
-def _process(store: Store, config: LadderConfig, env: trueskill.TrueSkill, match_id: int, events: Events) -> None:
-    played = store.played(match_id)
-    players = config.layout
-    side_ranks = rt.ranks(players, played.winners, played.score, played.faulty)
-    if side_ranks is None:
-        store.mark(match_id, UNRATED, f"no side won ({played.reason})")
-    else:
-        before = {}
-        for bot in set(played.seats):
+def _process(store: Store, config: LadderConfig, env: trueskill.TrueSkill, rooms: list[int], events: Events) -> None:
+    """Rate one board from its rooms played (in planned order), and suspend the bots that crashed too often.
+
+    A crash counts as of its room: a bot suspended there has the board's later rooms
+    cancelled, and the board is rated from the rooms before (ladder/boards.py).
+    """
+    layout = config.layout
+    played = []
+    for match_id in rooms:
+        if store.status_of(match_id) != DONE:
+            continue  # cancelled by a suspension in an earlier room of this board
+        each = store.played(match_id)
+        if boards.room(each, layout).ranks is None:
+            store.mark(match_id, UNRATED, f"no side won ({each.reason})")
+        else:
+            store.mark(match_id, RATED)
+        events.rated.append(match_id)
+        played.append(each)
+        _suspend_crashers(store, config, each, events)  # counts this room, marked above
+    board = boards.Board(played[0].deal, tuple(boards.room(p, layout) for p in played), len(played))
+    found = boards.outcome(board, layout)
+    if found is not None:
+        env = rt.environment(config.trueskill, group_size(layout, config.matchmaking.duplicate))
+        store.add_ratings(board.rated[-1].match_id, _rated(store, env, *found))
+
+
+def _rated(
+    store: Store, env: trueskill.TrueSkill, sides: list[boards.Side], side_ranks: list[int]
+) -> list[tuple[int, float, float]]:
+    """The board's bots' new ratings, from their latest ones, as rows."""
+    before = {}
+    for side in sides:
+        for bot in side:
             value = store.rating_of(bot)
             if value is not None:
                 before[bot] = rt.Rating(*value)
-        after = rt.rate(env, before, played.seats, players, side_ranks)
-        store.add_ratings(match_id, sorted((bot, r.mu, r.sigma) for bot, r in after.items()))
-        store.mark(match_id, RATED)
-    events.rated.append(match_id)
+    after = rt.rate_sides(env, before, sides, side_ranks)
+    return sorted((bot, r.mu, r.sigma) for bot, r in after.items())
+
+
+def _suspend_crashers(store: Store, config: LadderConfig, played: Played, events: Events) -> None:
     crashed = sorted({played.seats[f.seat] for f in played.faults if f.kind in CRASHES})
     for bot in crashed:
         entry = store.entry(bot)
-        count = store.crash_matches(bot, match_id)
+        count = store.crash_matches(bot, played.id)
         if entry.status == ACTIVE and count >= config.faults.suspend_after:
             last = next(f for f in played.faults if f.kind in CRASHES and played.seats[f.seat] == bot)
             reason = (
                 f"{count} matches with a crash or start-up fault; "
-                f"the last, match {match_id}: {last.kind}: {last.detail}"
+                f"the last, match {played.id}: {last.kind}: {last.detail}"
             )
-            suspend(store, entry, reason, at=match_id, events=events)
+            suspend(store, entry, reason, at=played.id, events=events)
 
 
 def suspend(store: Store, entry: Entry, reason: str, *, at: int | None, events: Events | None = None) -> list[int]:
@@ -149,19 +216,21 @@ def enforce_suspensions(store: Store) -> list[int]:
 
 
 def rerate(store: Store, config: LadderConfig, env: trueskill.TrueSkill) -> int:
-    """Rate every played match again from the prior, in order (after changing [trueskill]); matches rated."""
-    players = config.layout
+    """Rate every played board again from the prior, in order (after changing [trueskill]); boards rated."""
+    layout = config.layout
+    size = group_size(layout, config.matchmaking.duplicate)
+    env = rt.environment(config.trueskill, size)
     count = 0
     with store.transaction():
         store.delete_ratings()
         current: dict[int, rt.Rating] = {}
-        for played in store.results((RATED, UNRATED)):
-            side_ranks = rt.ranks(players, played.winners, played.score, played.faulty)
-            if side_ranks is None:
+        for board in boards.boards(store.results((RATED, UNRATED)), layout, size):
+            found = boards.outcome(board, layout)
+            if found is None:
                 continue
-            after = rt.rate(env, current, played.seats, players, side_ranks)
+            after = rt.rate_sides(env, current, *found)
             current.update(after)
-            store.add_ratings(played.id, sorted((b, r.mu, r.sigma) for b, r in after.items()))
+            store.add_ratings(board.rated[-1].match_id, sorted((b, r.mu, r.sigma) for b, r in after.items()))
             count += 1
     return count
 
@@ -193,33 +262,49 @@ def plan_next(
     if store.unprocessed_before(boundary):
         return WAIT
     count = store.count_live_before(boundary) + (previous[1] if previous else 0)
-    stop = _stop(store, env, target, boundary, count)
+    stop = _stop(store, config, target, boundary, count)
     if stop is not None:
         # Batch k - 1 alone may end it: wait for it, and look again from after it.
         if store.unprocessed_before(next_id):
             return WAIT
         boundary, count = next_id, store.count_live_before(next_id)
-        stop = _stop(store, env, target, boundary, count)
+        stop = _stop(store, config, target, boundary, count)
         if stop is not None:
             return stop
     return _plan(store, config, env, target, batch, deal, next_id, boundary, count)
 
 
-def _stop(store: Store, env: trueskill.TrueSkill, target: Target, boundary: int, count: int) -> Finished | None:
+def _stop(
+    store: Store, config: LadderConfig, target: Target, boundary: int, count: int
+) -> Finished | None:
     bots = bots_at(store, boundary)
-    if (
-        target.until_stable
-        and len(bots) >= 2
-        and rt.is_ordered(ratings_at(store, env, bots, boundary), target.confidence)
-    ):
-        return Finished(
-            "stable", f"every two neighbours of the table are ordered at >= {target.confidence:.0%} confidence"
-        )
+    if target.until_stable and len(bots) >= 2:
+        found = evidence.gather(store, config, bots, before=boundary)
+        rule = target.rule
+        verdicts = rule.judge(found.fit)
+        if rule.settled(verdicts):
+            return Finished("stable", stable_detail(rule, verdicts, len(bots)))
+    if target.sprt is not None or target.width is not None:
+        decided = head_to_head.verdict(head_to_head.summary(store, config, before=boundary), target.sprt, target.width)
+        if decided is not None:
+            return Finished(*decided)
     if count >= target.matches:
-        if target.until_stable:
+        if target.until_stable or target.sprt is not None or target.width is not None:
             return Finished("cap", f"the cap of {target.matches} matches came first")
         return Finished("target", f"{count} matches, as asked")
     return None
+
+
+def stable_detail(rule: StoppingRule, verdicts: Sequence[PairVerdict], bots: int) -> str:
+    """``3 neighbours ordered, 1 indistinguishable (within 50 Elo)``, and what the confidence covers."""
+    above = sum(1 for v in verdicts if v.verdict is Verdict.ABOVE)
+    tied = len(verdicts) - above
+    parts = []
+    if above:
+        parts.append(f"{above} neighbour pair{'s' * (above != 1)} ordered")
+    if tied:
+        parts.append(f"{tied} indistinguishable (within {rule.margin_elo:g} Elo)")
+    return f"{', '.join(parts) or 'one bot'}; {rule.covers(bots)}"
 
 
 def _plan(

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import time
 
-import trueskill
 from rich.console import Group, RenderableType
 from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
-from waraq.ladder import board
+from waraq.ladder import table
+from waraq.ladder.config import LadderConfig
 from waraq.ladder.scheduler import RunState
 from waraq.ladder.store import Store
 
@@ -28,17 +28,17 @@ def duration(seconds: float) -> str:
 
 
 class LiveView:
-    def __init__(self, state: RunState, store: Store, env: trueskill.TrueSkill, *, top: int = 8) -> None:
+    def __init__(self, state: RunState, store: Store, config: LadderConfig, *, top: int = 8) -> None:
         self.state = state
         self.store = store
-        self.env = env
+        self.config = config
         self.top = top
-        self._rows: list[board.Standing] = []
+        self._rows: list[table.Standing] = []
         self._read = 0.0
 
-    def rows(self) -> list[board.Standing]:
+    def rows(self) -> list[table.Standing]:
         if time.monotonic() - self._read > 0.9:  # the table at most about once a second
-            self._rows = board.standings(self.store, self.env)
+            self._rows = table.standings(self.store, self.config, rule=self.state.target.rule)
             self._read = time.monotonic()
         return self._rows
 
@@ -50,7 +50,7 @@ class LiveView:
         left = max(0, total - done)
         eta = f", about {duration(left / rate)} left" if rate > 0 and left and not state.target.until_stable else ""
         goal = (
-            f"until ordered at {state.target.confidence:.0%} (cap {total})"
+            f"until ordered or tied at {state.target.confidence:.0%} (cap {total})"
             if state.target.until_stable
             else f"of {total}"
         )
@@ -72,7 +72,7 @@ class LiveView:
                 else " · stopping now",
                 style="yellow",
             )
-        parts: list[RenderableType] = [head, line, board.StandingsTable(self.rows(), limit=self.top)]
+        parts: list[RenderableType] = [head, line, table.StandingsTable(self.rows(), limit=self.top)]
         if state.faults:
             parts.append(Text("recent faults:", style="bold"))
             parts += [Text(f"  {f}", overflow="ellipsis", no_wrap=True) for f in state.faults]

@@ -38,6 +38,9 @@ class TrueSkillSettings:
     beta: float = 25.0 / 6
     tau: float = 25.0 / 300
     draw_probability: float = 0.0
+    # A board of several rooms ties whenever its rooms split (one won each): between equal bots
+    # on independent rooms, half the time. TrueSkill must expect ties to learn from them.
+    board_draw_probability: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -51,13 +54,14 @@ class Rating:
         return self.mu - 3 * self.sigma
 
 
-def environment(settings: TrueSkillSettings) -> trueskill.TrueSkill:
+def environment(settings: TrueSkillSettings, rooms: int = 1) -> trueskill.TrueSkill:
+    """The TrueSkill environment that rates boards of ``rooms`` matches (1: single matches)."""
     return trueskill.TrueSkill(
         mu=settings.mu,
         sigma=settings.sigma,
         beta=settings.beta,
         tau=settings.tau,
-        draw_probability=settings.draw_probability,
+        draw_probability=settings.draw_probability if rooms == 1 else settings.board_draw_probability,
     )
 
 
@@ -154,7 +158,18 @@ def rate(
     side_ranks: Sequence[int],
 ) -> dict[int, Rating]:
     """The new ratings of the match's bots (a bot missing from ``ratings`` starts at the prior)."""
-    by_side, groups, weights = _groups(ratings, env, seats, players)
+    return rate_sides(env, ratings, sides(seats, players), side_ranks)
+
+
+def rate_sides(
+    env: trueskill.TrueSkill,
+    ratings: Mapping[int, Rating],
+    by_side: Sequence[Mapping[int, int]],
+    side_ranks: Sequence[int],
+) -> dict[int, Rating]:
+    """:func:`rate` for sides given as they are (a board's: ladder/boards.py), each bot with its seats."""
+    groups = [tuple(env.create_rating(*_values(ratings, env, bot)) for bot in side) for side in by_side]
+    weights = [tuple(side.values()) for side in by_side]
     new_groups = env.rate(groups, ranks=list(side_ranks), weights=weights)
     return {
         bot: Rating(new.mu, new.sigma)

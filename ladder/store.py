@@ -9,8 +9,10 @@ a commit survive a power cut too.
 Matches are planned before they are played: a planned row holds the seed,
 the seats and the record path, and goes ``planned -> done -> rated`` (or
 ``unrated``: no side won; or ``cancelled``: a bot was suspended before the
-match was rated). Ratings are rows, one per (match, bot), never updated: a
-bot's rating is its latest row, and the whole history can be replayed.
+match was rated). The matches of one deal are a board (ladder/boards.py),
+rated as one. Ratings are rows, one per (board, bot), under the board's last
+rated match and never updated: a bot's rating is its latest row, and the
+whole history can be replayed.
 
 A database that cannot be used is a :class:`StoreError` naming the file:
 missing, empty, of another program or schema, or damaged (``PRAGMA
@@ -66,7 +68,7 @@ CREATE TABLE bots (
 CREATE TABLE matches (
     id INTEGER PRIMARY KEY,             -- planned order, which is also the rating order
     batch INTEGER NOT NULL,
-    deal INTEGER NOT NULL,              -- the matches of one deal play the same decks (duplicates)
+    deal INTEGER NOT NULL,              -- its board: the matches of one deal play the same decks
     position INTEGER NOT NULL,          -- 0, 1, ..: the seating's rotation within the deal
     seed INTEGER NOT NULL,
     record TEXT NOT NULL,               -- relative to the ladder folder
@@ -189,6 +191,7 @@ class Played:
     score: tuple[int, ...]
     faulty: tuple[int, ...]
     faults: tuple[FaultRow, ...]
+    deal: int = 0  # its board (ladder/boards.py): the matches of one deal
 
 
 @dataclass(frozen=True)
@@ -513,7 +516,7 @@ class Store:
 
     def played(self, match_id: int) -> Played:
         row = self.db.execute(
-            "SELECT status, reason, winners, score, faulty FROM matches WHERE id = ?", (match_id,)
+            "SELECT status, reason, winners, score, faulty, deal FROM matches WHERE id = ?", (match_id,)
         ).fetchone()
         faults = self.db.execute(
             f"SELECT seat, kind, detail, round, {self._fault_code} FROM faults WHERE match_id = ? ORDER BY id",
@@ -528,6 +531,18 @@ class Store:
             tuple(json.loads(row[3])),
             tuple(json.loads(row[4])),
             tuple(FaultRow(*f) for f in faults),
+            row[5],
+        )
+
+    def board_of(self, match_id: int, size: int) -> list[tuple[int, str]]:
+        """(id, status) of every match of ``match_id``'s board (its deal, of at most ``size`` matches),
+        in planned order. A board's matches are planned together, so their ids are consecutive."""
+        return list(
+            self.db.execute(
+                "SELECT id, status FROM matches WHERE id BETWEEN ? AND ?"
+                " AND deal = (SELECT deal FROM matches WHERE id = ?) ORDER BY id",
+                (match_id - size + 1, match_id + size - 1, match_id),
+            )
         )
 
     def mark(self, match_id: int, status: str, note: str | None = None) -> None:
@@ -620,7 +635,8 @@ class Store:
         """Every finished match of these statuses, in match order (for the board and export)."""
         marks = ",".join("?" * len(statuses))
         rows = self.db.execute(
-            f"SELECT id, status, reason, winners, score, faulty FROM matches WHERE status IN ({marks}) ORDER BY id",
+            f"SELECT id, status, reason, winners, score, faulty, deal FROM matches WHERE status IN ({marks})"
+            " ORDER BY id",
             tuple(statuses),
         ).fetchall()
         seats: dict[int, list[int]] = {}
@@ -648,6 +664,7 @@ class Store:
                 tuple(json.loads(r[4])),
                 tuple(json.loads(r[5])),
                 tuple(faults.get(r[0], ())),
+                r[6],
             )
             for r in rows
         ]

@@ -280,8 +280,9 @@ def test_every_match_of_a_hand_ladder_is_rated_and_its_record_complete(three_pla
         # The winners are the seats with the lowest score.
         low = min(result["score"])
         assert result["winners"] == [s for s, v in enumerate(result["score"]) if v == low]
-    rated = rows(three_player, "SELECT COUNT(DISTINCT match_id) FROM ratings")
-    assert rated == [(6,)]
+    # Rated once per board (one deal in its three rotations), under the board's last match.
+    rated = rows(three_player, "SELECT DISTINCT match_id FROM ratings ORDER BY match_id")
+    assert rated == [(3,), (6,)]
 
 
 def test_a_duplicate_deal_deals_the_same_decks_with_the_bots_moved_on(three_player):
@@ -336,5 +337,5 @@ def test_a_partnership_ladder_rates_two_teams(tmp_path):
         assert result_line["reason"] == "score" and len(result_line["score"]) == 2  # a score a team
         low = min(result_line["score"])
         assert result_line["winners"] == [s for s in range(4) if result_line["score"][s % 2] == low]
-    # Every match rated: one rating row per bot and match.
-    assert rows(path, "SELECT COUNT(*) FROM ratings") == [(8,)]
+    # Every board (two matches, one deal) rated once: one rating row per bot and board.
+    assert rows(path, "SELECT COUNT(*) FROM ratings") == [(4,)]

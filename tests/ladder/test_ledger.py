@@ -120,34 +120,48 @@ def test_a_result_that_arrives_early_waits_for_the_earlier_matches(tmp_path):
     ladder = make_ladder(tmp_path)
     store, config, env = ladder.store, ladder.config, environment(ladder.config.trueskill)
     first, second, *_ = ledger.plan_next(store, config, env, ledger.Target(6))
+    assert first.deal == second.deal  # one board: the deal with the teams swapped
     ledger.record(store, config, env, fake_outcome(second), second.seats)
     assert store.status_of(second.id) == "done" and not store.rating_history()
     ledger.record(store, config, env, fake_outcome(first), first.seats)
     assert store.status_of(first.id) == store.status_of(second.id) == RATED
-    # Rated in planned order: the first match's update, then the second's on top of it.
-    in_order = rt.replay(
-        env, 4, [(m.seats, rt.ranks(4, fake_outcome(m).winners, fake_outcome(m).score, ())) for m in (first, second)]
+    # Rated as one board: the team that won both rooms ranks first, a split is a tie.
+    team_won = [
+        {m.seats[w] for w in fake_outcome(m).winners} for m in (first, second)
+    ]
+    team = sorted(team_won[0])
+    others = sorted(set(first.seats) - team_won[0])
+    ranks = [0, 1] if team_won[0] == team_won[1] else [0, 0]
+    board_env = rt.environment(config.trueskill, rooms=2)
+    (new_team, new_others) = board_env.rate(
+        [tuple(board_env.create_rating() for _ in team), tuple(board_env.create_rating() for _ in others)], ranks=ranks
     )
-    assert {b: rt.Rating(*v) for b, v in store.latest_ratings().items()} == in_order
+    want = {
+        **{b: rt.Rating(r.mu, r.sigma) for b, r in zip(team, new_team, strict=True)},
+        **{b: rt.Rating(r.mu, r.sigma) for b, r in zip(others, new_others, strict=True)},
+    }
+    assert {b: rt.Rating(*v) for b, v in store.latest_ratings().items()} == want
+    assert {m for m, *_ in store.rating_history()} == {second.id}
 
 
 def test_a_failure_inside_the_transaction_leaves_no_trace(tmp_path, monkeypatch):
     ladder = make_ladder(tmp_path)
     store, config, env = ladder.store, ladder.config, environment(ladder.config.trueskill)
-    match, *_ = ledger.plan_next(store, config, env, ledger.Target(6))
+    first, match, *_ = ledger.plan_next(store, config, env, ledger.Target(6))
+    ledger.record(store, config, env, fake_outcome(first), first.seats)  # its board waits for the second room
     before = dump(store)
 
     def broken(*args, **kwargs):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(rt, "rate", broken)  # fails after the result and faults were written
+    monkeypatch.setattr(rt, "rate_sides", broken)  # fails after the result and faults were written
     with pytest.raises(RuntimeError, match="disk on fire"):
         ledger.record(store, config, env, fake_outcome(match), match.seats)
     assert dump(store) == before
     assert store.db.execute("SELECT COUNT(*) FROM faults").fetchone()[0] == 0
     monkeypatch.undo()
     ledger.record(store, config, env, fake_outcome(match), match.seats)
-    assert store.status_of(match.id) == RATED
+    assert store.status_of(match.id) == store.status_of(first.id) == RATED
 
 
 def test_a_result_is_never_counted_twice(tmp_path):
@@ -198,7 +212,7 @@ def test_rerating_from_the_history_gives_the_stored_ratings(tmp_path):
     ladder = make_ladder(tmp_path)
     simulate(ladder, ledger.Target(30), 4, random.Random(3))
     stored = ladder.store.rating_history()
-    assert ledger.rerate(ladder.store, ladder.config, environment(ladder.config.trueskill)) == 30
+    assert ledger.rerate(ladder.store, ladder.config, environment(ladder.config.trueskill)) == 15  # boards
     assert ladder.store.rating_history() == stored
 
 

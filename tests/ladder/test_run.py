@@ -126,8 +126,8 @@ def test_every_match_is_rated_and_every_record_is_complete(reference):
     rows = db_rows(reference, "SELECT status, record FROM matches")
     assert len(rows) == 40 and {s for s, _ in rows} == {"rated"}
     assert all(read_record(reference / r).complete for _, r in rows)
-    # Four bots, four seats each match: each bot played all 40, and 4 rating rows a match.
-    assert db_rows(reference, "SELECT COUNT(*) FROM ratings") == [(160,)]
+    # Four bots, four seats each match: each bot played all 40, and 4 rating rows a board of two.
+    assert db_rows(reference, "SELECT COUNT(*) FROM ratings") == [(80,)]
     check_invariants(reference / "ladder.sqlite")
 
 
@@ -281,9 +281,10 @@ def test_three_players_rotate_every_seat_on_one_deal_and_rate_a_free_for_all(tmp
             assert sorted(s[seat] for s in seatings) == sorted(seatings[0])
         first_decks = {json.dumps(next(e["deck"] for e in m if e["type"] == "deal")) for m in matches}
         assert len(first_decks) == 1
-    # Free-for-all: three rating rows a match, and the winner's mu went up.
-    for (match_id,) in db_rows(path, "SELECT id FROM matches"):
-        assert db_rows(path, f"SELECT COUNT(*) FROM ratings WHERE match_id = {match_id}") == [(3,)]
+    # Free-for-all, rated once a board: three rating rows under each board's last match, none elsewhere.
+    for (match_id, position) in db_rows(path, "SELECT id, position FROM matches"):
+        rows = 3 if position == 2 else 0
+        assert db_rows(path, f"SELECT COUNT(*) FROM ratings WHERE match_id = {match_id}") == [(rows,)]
 
 
 def test_until_stable_orders_heuristic_above_random_and_says_so(tmp_path):
@@ -291,9 +292,9 @@ def test_until_stable_orders_heuristic_above_random_and_says_so(tmp_path):
     path = make(tmp_path / "stable", bots, rules=PRESETS["two"].replace(target_score=2))
     result = waraq("ladder", "run", "--until-stable", "--confidence", "0.9", "--cap", "300", "-C", str(path))
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "stable: every two neighbours of the table are ordered at >= 90% confidence" in result.stdout
+    assert "stable: 1 neighbour pair ordered; 90 % that every verdict is right" in result.stdout
     table = exported(path)["standings"]
-    assert [r["bot"] for r in table] == ["heuristic", "random"] and table[0]["p_above_next"] >= 0.9
+    assert [r["bot"] for r in table] == ["heuristic", "random"] and table[0]["vs_next"] == "above"
 
 
 def test_until_stable_stops_at_the_cap_when_two_bots_cannot_be_told_apart(tmp_path):
@@ -312,7 +313,7 @@ def test_until_stable_stops_at_the_cap_when_two_bots_cannot_be_told_apart(tmp_pa
 def test_show_pairs_and_export(reference, tmp_path):
     show = waraq("ladder", "show", "--pairs", "-C", str(reference))
     assert show.returncode == 0, show.stderr
-    for heading in ("μ−3σ", "win%", "faults", "Head to head", "95 % interval"):
+    for heading in ("Elo", "score", "boards", "faults", "vs next", "Head to head", "95 % interval"):
         assert heading in show.stdout
     data = exported(reference)
     assert len(data["standings"]) == 4 and sum(r["matches"] for r in data["standings"]) == 160

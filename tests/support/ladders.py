@@ -14,13 +14,15 @@ def check_invariants(path) -> None:
     """What a ladder database always holds, whenever it was cut off (also used by test_ladder_run)."""
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-    # Every match rated has one rating row per bot seated, and no other match has any.
+    # A board (the matches of one deal) is rated under its last match rated: one rating row per bot
+    # it seated; no other match has any.
     rows = db.execute(
-        "SELECT m.id, m.status, (SELECT COUNT(DISTINCT bot_id) FROM seats WHERE match_id = m.id),"
-        " (SELECT COUNT(*) FROM ratings WHERE match_id = m.id) FROM matches m"
+        "SELECT m.id, m.deal, m.status, (SELECT COUNT(DISTINCT bot_id) FROM seats WHERE match_id = m.id),"
+        " (SELECT COUNT(*) FROM ratings WHERE match_id = m.id) FROM matches m ORDER BY m.id"
     ).fetchall()
-    for match_id, status, bots, rated in rows:
-        assert rated == (bots if status == RATED else 0), (match_id, status)
+    last_rated = {deal: match_id for match_id, deal, status, _, _ in rows if status == RATED}
+    for match_id, deal, status, bots, rated in rows:
+        assert rated == (bots if last_rated.get(deal) == match_id else 0), (match_id, status)
     # A match has its result exactly when it was played; a planned one has none.
     for status, reason, won in db.execute(
         "SELECT m.status, m.reason, (SELECT COUNT(won) FROM seats WHERE match_id = m.id) FROM matches m"

@@ -1,16 +1,25 @@
 """The leaderboard, head-to-head figures and exports: data first, then rich renderables.
 
-The table ranks bots by the conservative μ − 3σ. Its last column is the
-probability that each bot's skill is above the next one's (Φ of the μ
-difference over the combined σ, ratings.p_above), which is what
-``--until-stable`` waits on.
+The table ranks bots by their batch rating (ladder/strength.py, through
+ladder/evidence.py): an Elo fitted to every board, a team's strength the sum
+of its bots', so it is the same whoever a bot was matched with. Its columns:
+
+* ``Elo`` and ``95 %``: that rating, centred on every bot that played (their mean is 0), and its
+  interval (resampled boards with ``intervals="bootstrap"``, else ±1.96 robust standard errors);
+* ``score``: the expected score against the field, the mean over every other bot shown of
+  the chance to beat it one to one; unlike a win rate it does not depend on who matchmaking
+  happened to seat the bot with or against;
+* ``μ``, ``σ``: TrueSkill, updated once per board from its paired outcome; matchmaking reads it;
+* ``boards``, ``matches``, ``faults``: what the bot played, and its faults;
+* ``vs next``: the stopping rule's verdict on this bot and the next row (ladder/sequential.py):
+  ``above`` (ordered), ``tied`` (equal within the margin), or blank (not yet known).
 
 Head to head, bot A against bot B counts the matches where they sat on
 different sides: on opposite teams (whoever their partners were) when the
 game has teams, else each for itself. A wins when its side ranked better
 (Hand: a lower score); two sides that tie are left out. The 95 % interval is
-Wilson's score interval, which treats the matches as independent: the two
-matches of a duplicate deal are not quite, so read it as a little too narrow.
+Wilson's score interval, which treats the matches as independent: the rooms of
+a board are not (their cards are the same), so read it as approximate.
 """
 
 from __future__ import annotations
@@ -21,13 +30,15 @@ import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-import trueskill
 from rich import box
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from waraq.ladder import evidence, strength
 from waraq.ladder import ratings as rt
+from waraq.ladder.config import LadderConfig
+from waraq.ladder.sequential import StoppingRule, Verdict
 from waraq.ladder.store import ACTIVE, RATED, REMOVED, RETIRED, SUSPENDED, UNRATED, Store
 
 Z95 = 1.959963984540054
@@ -37,20 +48,24 @@ Z95 = 1.959963984540054
 class Standing:
     rank: int
     bot: str
+    elo: float | None  # the batch rating, centred on every bot that played; None before its first board
+    elo_low: float | None
+    elo_high: float | None
+    score: float | None  # expected score against the field
     mu: float
     sigma: float
-    conservative: float
+    boards: int
     matches: int
     wins: int
     faults: int
     status: str
     reason: str | None
-    p_above_next: float | None  # P(this bot's skill > the next row's)
+    vs_next: str | None  # the rule's verdict on this row and the next: above, tied, open; None on the last
     version: str | None
 
     @property
-    def win_rate(self) -> float | None:
-        return self.wins / self.matches if self.matches else None
+    def conservative(self) -> float:
+        return self.mu - 3 * self.sigma
 
 
 @dataclass(frozen=True)
@@ -67,36 +82,73 @@ class PairStat:
         return self.a_wins / self.matches if self.matches else math.nan
 
 
-def standings(store: Store, env: trueskill.TrueSkill, *, everyone: bool = False) -> list[Standing]:
-    """The table: active and suspended bots (all, with ``everyone``), best μ − 3σ first."""
+def standings(
+    store: Store,
+    config: LadderConfig,
+    *,
+    everyone: bool = False,
+    intervals: str = "robust",
+    rule: StoppingRule | None = None,
+) -> list[Standing]:
+    """The table: active and suspended bots (all, with ``everyone``), best batch rating first.
+
+    ``intervals``: "robust" (±1.96 cluster-robust standard errors, fast: the live view) or
+    "bootstrap" (percentiles over resampled boards, what ``show`` prints).
+    """
+    env = rt.environment(config.trueskill)
     statuses = [ACTIVE, SUSPENDED] + ([RETIRED, REMOVED] if everyone else [])
     with store.snapshot():
         entries = {e.id: e for e in store.entries(statuses)}
         known = store.latest_ratings()
         tallies = store.tallies()
+        found = evidence.gather(store, config, list(entries))
+    fit = found.fit
+    played = {bot: 0 for bot in entries}
+    for board in found.boards:
+        for bot in board.bots & played.keys():
+            played[bot] += 1
     ratings = {i: rt.Rating(*known[i]) if i in known else rt.prior(env) for i in entries}
-    order = rt.table_order(ratings)
+    order = sorted(entries, key=lambda b: (not played[b], -fit.elo.get(b, 0.0), -ratings[b].conservative, b))
+    spans = _intervals(found, fit, intervals)
+    verdicts = {(v.upper, v.lower): v.verdict for v in (rule or StoppingRule()).judge(fit)}
     out = []
     for rank, bot in enumerate(order, start=1):
         entry, rating = entries[bot], ratings[bot]
-        played, wins, faults = tallies.get(bot, (0, 0, 0))
+        matches, wins, faults = tallies.get(bot, (0, 0, 0))
         after = order[rank] if rank < len(order) else None
+        rated = played[bot] > 0
+        low, high = spans.get(bot, (None, None)) if rated else (None, None)
+        verdict = verdicts.get((bot, after)) if after is not None else None
         out.append(
             Standing(
                 rank,
                 entry.name,
+                fit.elo[bot] if rated else None,
+                low,
+                high,
+                fit.expected_score(bot) if rated else None,
                 rating.mu,
                 rating.sigma,
-                rating.conservative,
-                played,
+                played[bot],
+                matches,
                 wins,
                 faults,
                 entry.status,
                 entry.reason,
-                rt.p_above(rating, ratings[after]) if after is not None else None,
+                None if after is None else (verdict or Verdict.OPEN).value,
                 " ".join(v for v in (entry.hello_name, entry.hello_version) if v) or None,
             )
         )
+    return out
+
+
+def _intervals(found: evidence.Evidence, fit: strength.Fit, kind: str) -> dict[int, tuple[float, float]]:
+    if kind == "bootstrap":
+        return strength.bootstrap(found.clusters(), list(found.everyone))
+    out = {}
+    for bot in fit.bots:
+        half = Z95 * math.sqrt(max(fit.covariance.get((bot, bot), 0.0), 0.0))
+        out[bot] = (fit.elo[bot] - half, fit.elo[bot] + half)
     return out
 
 
@@ -148,7 +200,7 @@ def _pct(value: float | None) -> str:
 
 
 class StandingsTable:
-    """The leaderboard as a rich renderable (``limit``: the top rows only)."""
+    """The leaderboard as a rich renderable (``limit``: the top rows only); its columns: the module's docstring."""
 
     def __init__(self, rows: Sequence[Standing], *, title: str | None = None, limit: int | None = None) -> None:
         self.rows = rows
@@ -160,24 +212,26 @@ class StandingsTable:
         rows = self.rows if self.limit is None else self.rows[: self.limit]
         statuses = any(row.status != ACTIVE for row in rows)
         widest = min(24, max((len(row.bot) for row in rows), default=3))
-        for name in ("#", "bot", "μ", "σ", "μ−3σ", "matches", "win%", "faults", "P>next"):
+        for name in ("#", "bot", "Elo", "95 %", "score", "μ", "σ", "boards", "matches", "faults", "vs next"):
             if name == "bot":
                 table.add_column(name, min_width=widest, overflow="fold")
             else:
-                table.add_column(name, justify="right", no_wrap=True)
+                table.add_column(name, justify="left" if name == "vs next" else "right", no_wrap=True)
         if statuses:
             table.add_column("status", no_wrap=True)
         for row in rows:
             cells = [
                 str(row.rank),
                 row.bot,
+                "–" if row.elo is None else f"{row.elo:+.0f}",
+                "" if row.elo_low is None or row.elo_high is None else f"{row.elo_low:+.0f} … {row.elo_high:+.0f}",
+                _pct(row.score),
                 f"{row.mu:.2f}",
                 f"{row.sigma:.2f}",
-                f"{row.conservative:.2f}",
+                str(row.boards),
                 str(row.matches),
-                _pct(row.win_rate),
                 str(row.faults),
-                _pct(row.p_above_next) if row.p_above_next is not None else "",
+                "" if row.vs_next in (None, Verdict.OPEN.value) else row.vs_next,
             ]
             if statuses:
                 cells.append("" if row.status == ACTIVE else row.status)
@@ -221,7 +275,7 @@ class PairsTable:
 
 
 def standings_rows(rows: Sequence[Standing]) -> list[dict]:
-    return [{**asdict(r), "win_rate": r.win_rate} for r in rows]
+    return [{**asdict(r), "conservative": r.conservative} for r in rows]
 
 
 def pair_rows(rows: Sequence[PairStat]) -> list[dict]:
