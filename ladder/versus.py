@@ -1,0 +1,284 @@
+"""``waraq versus A B``: the head-to-head of an A/B test, played on boards until a sequential test decides.
+
+    waraq versus A B [--dir DIR] [--game hokm|hand] [--rules PRESET|FILE] [--seed S]
+                     [--sprt ELO0 ELO1 ALPHA BETA | --width ELO] [--boards N] [--concurrency K]
+                     [--fill SPEC]... [--quiet]
+
+A versus run is a ladder folder (default ``versus-A-B``) with A and B as its
+first two bots, duplicate deals, and each bot partnering itself when the
+game has teams; a game of more sides than two fills the other seats with
+``--fill`` bots (default: heuristic), which only make the table. So it is
+played, recorded, sandboxed and resumed exactly as a ladder is: Ctrl-C, or a
+kill, and the same command goes on where it stopped, deciding on the same
+boards. The test reads the complete boards in planned order
+(ladder/head_to_head.py, ladder/sprt.py).
+
+Exit status: 0 when H1 is accepted (or ``--width`` reached, or ``--boards``
+played without a test), 1 when H0 is, 2 when the cap came first or the
+options are wrong, 130 when interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import re
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console, Group, RenderableType
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+
+from waraq.ladder import folder, head_to_head, ledger, sprt
+from waraq.ladder.cli import describe
+from waraq.ladder.config import ConfigError, LadderConfig
+from waraq.ladder.live import duration
+from waraq.ladder.matchmaking import group_size
+from waraq.ladder.scheduler import RunState, run
+from waraq.ladder.store import Store, StoreError
+from waraq.referee.cli.arguments import print_error
+from waraq.referee.cli.games import RULES_HELP, game_option
+from waraq.referee.games import registry
+from waraq.referee.games.options import RulesError
+from waraq.referee.launch.bots import BotSpec, SpecKind
+from waraq.referee.records.record_file import RecordError
+
+EXIT = {"h1": 0, "width": 0, "target": 0, "h0": 1, "cap": 2, "bots": 2}
+DEFAULT_BOARDS = 2000  # the cap, with a test
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "versus",
+        help="A against B on duplicate boards, until a sequential test decides",
+        description=(
+            "Plays boards (one deal in every seating, so card luck cancels) between two bots or two builds of one, "
+            "shows the paired score, an Elo difference with its interval and the likelihood of superiority, and "
+            "stops by itself. Exit status: 0 H1 accepted (or --width reached), 1 H0 accepted, 2 the cap came first."
+        ),
+    )
+    parser.add_argument("a", metavar="A", help="[NAME=]SPEC: a built-in bot, a command with {port}, host:port")
+    parser.add_argument("b", metavar="B", help="[NAME=]SPEC, the same")
+    parser.add_argument("--dir", "-C", type=Path, help="the run's folder (default: versus-A-B); again to resume")
+    game_option(parser)
+    parser.add_argument("--rules", default="classic", help=RULES_HELP)
+    parser.add_argument("--seed", type=int, help="picks the deals (default: a random one, kept in the folder)")
+    stop = parser.add_mutually_exclusive_group()
+    stop.add_argument(
+        "--sprt",
+        nargs=4,
+        type=float,
+        metavar=("ELO0", "ELO1", "ALPHA", "BETA"),
+        help="a sequential probability ratio test of H0: A−B = ELO0 against H1: A−B = ELO1, "
+        "with error rates ALPHA and BETA, on the boards' paired scores (default: 0 10 0.05 0.05)",
+    )
+    stop.add_argument("--width", type=float, metavar="ELO", help="stop when the 95 %% Elo interval is this narrow")
+    parser.add_argument("--boards", type=int, metavar="N", help=f"at most N boards (default {DEFAULT_BOARDS})")
+    parser.add_argument("--concurrency", type=int, default=4, metavar="K", help="matches at once (default 4)")
+    parser.add_argument(
+        "--fill", action="append", default=[], metavar="SPEC", help="a bot for the other seats of a 3- or 4-sided game"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no live view; only the summary")
+    parser.set_defaults(run_command=main)
+
+
+def main(args: argparse.Namespace, console: Console) -> int:
+    try:
+        return _versus(args, console)
+    except (ConfigError, StoreError, RulesError, ValueError) as error:
+        print_error(str(error))
+        return 2
+    except RecordError as error:
+        print_error(f"{error}: every board stored stays; run the same command again to go on")
+        return 1
+
+
+def _versus(args: argparse.Namespace, console: Console) -> int:
+    for flag in ("boards", "concurrency"):
+        value = getattr(args, flag)
+        if value is not None and value < 1:
+            raise ConfigError(f"--{flag} {value}: expected an integer >= 1")
+    test = None if args.width is not None else sprt.Sprt(*(args.sprt or (0.0, 10.0, 0.05, 0.05)))
+    if args.width is not None and not args.width > 0:
+        raise ConfigError(f"--width {args.width}: expected a number of Elo > 0")
+    bots = _bots(args.a, args.b, args.fill)
+    where = args.dir or Path(f"versus-{bots[0][0]}-{bots[1][0]}")
+    rules = registry.load_rules(args.game, args.rules)
+    _prepare(where, rules, args.seed, bots, args.concurrency)
+    with folder.open_ladder(where) as ladder:
+        size = group_size(ladder.config.layout, True)
+        cap = (args.boards or DEFAULT_BOARDS) * size
+        target = ledger.Target(cap, sprt=test, width=args.width)
+        with ladder.store.transaction():
+            ladder.store.set_meta("target", target.to_text())
+        state = RunState(target, args.concurrency)
+        names = " and ".join(b.name for b in ladder.config.bots[2:])
+        console.print(
+            f"versus {where}: {ladder.config.bots[0].name} against {ladder.config.bots[1].name}, "
+            f"{describe_rules(ladder.config)}, {_goal(target, size)}" + (f"; filling seats: {names}" if names else ""),
+            highlight=False,
+            soft_wrap=True,
+            markup=False,
+        )
+        try:
+            _play(args, console, ladder, state)
+        except (RecordError, OSError) as error:
+            print_error(f"{error}: every board stored stays; run the same command again to go on")
+            return 1
+        found = head_to_head.summary(ladder.store, ladder.config)
+        console.print(SummaryView(found, test))
+        return _verdict(console, state, found)
+
+
+def _bots(a: str, b: str, fills: list[str]) -> list[tuple[str, str]]:
+    """(name, spec) of A, B and the fill bots: a name given as NAME=SPEC, else the built-in bot's, else A/B."""
+    out: list[tuple[str, str]] = []
+    for default, text in (("A", a), ("B", b), *((f"fill-{i + 1}", t) for i, t in enumerate(fills))):
+        spec = BotSpec.parse(text)
+        name = spec.name or (spec.value if spec.kind == SpecKind.BUILTIN else default)
+        taken = {n for n, _ in out}
+        if name in taken:
+            name = f"{name}-{default.lower()}" if f"{name}-{default.lower()}" not in taken else f"{name}-{len(out)}"
+        out.append((re.sub(r"[^A-Za-z0-9_.+-]", "-", name)[:40], spec.value))
+    return out
+
+
+def _prepare(where: Path, rules: Any, seed: int | None, bots: list[tuple[str, str]], concurrency: int) -> None:
+    """Make the run's folder, or check that the one there is this head-to-head (then it resumes)."""
+    if (where / "ladder.toml").exists():
+        with folder.open_ladder(where, readonly=True) as ladder:
+            had = [(b.name, b.spec) for b in ladder.config.bots]
+            if [s for _, s in had[:2]] != [s for _, s in bots[:2]] or ladder.config.rules != rules:
+                raise ConfigError(
+                    f"{where} holds another head to head ({' against '.join(n for n, _ in had[:2])}, "
+                    f"{describe_rules(ladder.config)}): give another --dir, or the same bots and rules to resume it"
+                )
+        return
+    teams = rules.teams < rules.players
+    sides = rules.teams
+    if len(bots) < sides:
+        bots = bots + [(f"fill-{i + 1}", "heuristic") for i in range(sides - len(bots))]
+    folder.init(where, rules, seed=seed, duplicate=True, partners="self" if teams else "mixed")
+    with folder.open_ladder(where) as ladder:
+        size = group_size(ladder.config.layout, True)
+        # Small batches: the test looks at each batch's boundary, so a decision is not overshot by much.
+        matchmaking = replace(ladder.config.matchmaking, batch=max(size, -(-concurrency // size) * size))
+        ladder.config = replace(ladder.config, matchmaking=matchmaking)
+        for name, spec in bots:
+            folder.add(ladder, name, spec, check=False)
+
+
+def describe_rules(config: LadderConfig) -> str:
+    return describe(config.rules)
+
+
+def _goal(target: ledger.Target, size: int) -> str:
+    boards = target.matches // size
+    if target.sprt is not None:
+        test = target.sprt
+        return (
+            f"SPRT of {test.elo0:g} against {test.elo1:g} Elo (α {test.alpha:g}, β {test.beta:g}) on boards of "
+            f"{size} rooms, at most {boards} boards"
+        )
+    if target.width is not None:
+        return f"until the 95 % interval is {target.width:g} Elo wide, at most {boards} boards"
+    return f"{boards} boards"
+
+
+def _play(args: argparse.Namespace, console: Console, ladder: folder.Ladder, state: RunState) -> None:
+    if args.quiet or not console.is_terminal:
+        asyncio.run(run(ladder.folder, ladder.config, ladder.store, state))
+        return
+    view_store = Store.open(ladder.store.path, readonly=True, any_thread=True)
+    try:
+        view = LiveVersus(state, view_store, ladder.config)
+        with Live(view, console=console, refresh_per_second=2, transient=True):
+            asyncio.run(run(ladder.folder, ladder.config, ladder.store, state))
+    finally:
+        view_store.close()
+
+
+def _verdict(console: Console, state: RunState, found: head_to_head.Summary) -> int:
+    finished = state.finished
+    if state.stopping or finished is None:
+        console.print("stopped before a decision: the same command goes on where this run stopped", style="yellow")
+        return 130 if state.stopping else 2
+    style = {"h1": "bold green", "h0": "bold red", "cap": "bold yellow"}.get(finished.reason, "bold")
+    console.print(Text(finished.detail, style=style), soft_wrap=True)
+    return EXIT.get(finished.reason, 2)
+
+
+class SummaryView:
+    """W/L/D and points by room, the paired score, the Elo difference, LOS and the test, as a rich table."""
+
+    def __init__(self, found: head_to_head.Summary, test: sprt.Sprt | None) -> None:
+        self.found = found
+        self.test = test
+
+    def __rich__(self) -> RenderableType:
+        found, tally = self.found, self.found.tally
+        grid = Table.grid(padding=(0, 2))
+        grid.add_row(
+            "matches",
+            f"{found.matches}: {found.a} {found.wins} won, {found.losses} lost, {found.draws} the same rank; "
+            f"points {found.points[0]}–{found.points[1]}",
+        )
+        if tally.n:
+            grid.add_row("boards", f"{tally.n}: paired score {100 * tally.mean:.1f} % ({_cells(tally)})")
+            grid.add_row("Elo", _elo(tally))
+            los = sprt.likelihood_of_superiority(tally)
+            grid.add_row("LOS", f"{100 * los:.1f} %  (the chance that {found.a} is the better)")
+        else:
+            grid.add_row("boards", "none complete yet")
+        if self.test is not None:
+            llr = self.test.llr(tally)
+            grid.add_row("SPRT", f"LLR {llr:+.2f}  (accept H0 at {self.test.lower:.2f}, H1 at {self.test.upper:.2f})")
+        return grid
+
+
+def _elo(tally: sprt.Tally) -> str:
+    elo, low, high = sprt.elo_estimate(tally)
+    if tally.mean in (0.0, 1.0):
+        return f"{'+' if tally.mean else '-'}∞: every board {'won' if tally.mean else 'lost'}, so no finite estimate yet"
+    if len(tally.cells) < 2:
+        return f"{elo:+.1f}  (every board alike: no interval yet)"
+    return f"{elo:+.1f}  (95 %: {low:+.1f} … {high:+.1f})"
+
+
+def _cells(tally: sprt.Tally) -> str:
+    return ", ".join(f"{cell:g}: {tally.counts[cell]}" for cell in tally.cells)
+
+
+class LiveVersus:
+    """The live view: progress, and the summary read from the database once a second."""
+
+    def __init__(self, state: RunState, store: Store, config: LadderConfig) -> None:
+        self.state, self.store, self.config = state, store, config
+        self._summary: head_to_head.Summary | None = None
+        self._read = -1.0
+
+    def __rich__(self) -> RenderableType:
+        state = self.state
+        if time.monotonic() - self._read > 0.9:
+            self._summary = head_to_head.summary(self.store, self.config)
+            self._read = time.monotonic()
+        line = Text(
+            f"{state.before + state.played} matches · {state.rate():.2f} matches/s · {state.in_flight} in flight · "
+            f"{duration(state.elapsed)}"
+            if state.playing is not None
+            else "starting the bots…"
+        )
+        if state.stopping:
+            line.append(" · stopping: the matches in flight finish (Ctrl-C again drops them)", style="yellow")
+        parts: list[RenderableType] = [line]
+        if self._summary is not None:
+            parts.append(SummaryView(self._summary, state.target.sprt))
+        parts += [Text(note, style="yellow") for note in state.notes[-3:]]
+        parts += [Text(note, style="red") for note in state.suspensions[-3:]]
+        parts += [Text(f"  {f}", overflow="ellipsis", no_wrap=True) for f in state.faults]
+        return Group(*parts)
+
