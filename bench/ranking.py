@@ -18,7 +18,7 @@ planned, so ``plan_next`` never waits on a match in flight: there is none.
 4-player classic) for ``--matches`` matches on each of ``--seeds`` seeds, with
 duplicate deals and, on the same seeds and deal key (so the same deals),
 without; after every batch it reads the table's order
-(:func:`waraq.ladder.board.standings`, rank order) and prints, per seed, the
+(:func:`waraq.ladder.table.standings`, rank order) and prints, per seed, the
 matches until that order first equals the true order and the count from
 which it stays so to the end, then the medians.
 """
@@ -38,8 +38,8 @@ from typing import Any
 
 from known_order import EPSILONS, EpsilonPlayer  # this file's folder leads sys.path: bench/known_order.py
 
-from waraq.ladder import board, folder, key_file, ledger
 from waraq.ladder import config as cfg
+from waraq.ladder import folder, key_file, ledger, table
 from waraq.ladder import ratings as rt
 from waraq.ladder.store import PLANNED, RATED, Outcome, Planned, Store
 from waraq.referee.games.hokm.rules import PRESETS
@@ -154,7 +154,7 @@ def play(planned: Planned, bots: dict[int, BenchBot], key: str, rules: Any) -> O
 
 def table_order(store: Store, config: cfg.LadderConfig) -> list[str]:
     """The bots' names in the table's rank order, as ``waraq ladder show`` ranks them."""
-    return [s.bot for s in board.standings(store, rt.environment(config.trueskill))]
+    return [s.bot for s in table.standings(store, config)]
 
 
 def matches_until_ordered(
