@@ -7,7 +7,7 @@
     waraq ladder remove NAME
     waraq ladder run [--matches N | --more N | --until-stable] [--concurrency K] [--confidence P] [--margin E]
                      [--cap N]
-    waraq ladder show [--pairs] [--all] [--figures]
+    waraq ladder show [--pairs] [--all] [--bootstrap] [--figures]
     waraq ladder export (--csv | --json) [--table standings|pairs|matches|ratings] [-o FILE]
     waraq ladder reinstate NAME | rerate
 
@@ -47,7 +47,8 @@ TABLES = ("standings", "pairs", "matches", "ratings")
 COLUMNS = """Columns:
   Elo      the batch rating: a Bradley-Terry fit to every board (a team's strength is the sum of
            its bots'), centred on the bots that played; 100 Elo apart is a 64 % expected score
-  95 %     its interval, from boards resampled (the bootstrap)
+  95 %     its interval: ±1.96 standard errors robust to the correlation of a board's rooms
+           (--bootstrap: percentiles of 200 fits to resampled boards)
   score    expected score against the field: the mean, over every other bot shown, of the chance
            to beat it one to one; unlike a win rate it does not depend on whom matchmaking seated
   μ, σ     TrueSkill, updated once per board from its paired result; matchmaking reads it
@@ -138,6 +139,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     show.add_argument("--pairs", action="store_true", help="head-to-head win rates with 95 %% intervals")
     show.add_argument("--all", action="store_true", help="also retired and removed bots")
+    show.add_argument(
+        "--bootstrap", action="store_true", help="Elo intervals from boards resampled (slower; default: robust errors)"
+    )
     show.add_argument(
         "--figures", action="store_true", help="what the pairing buys: ρ, effective matches per board, the fitted β"
     )
@@ -394,7 +398,8 @@ def figures_lines(ladder: folder.Ladder) -> list[str]:
 
 def _show(args: argparse.Namespace, console: Console) -> int:
     with folder.open_ladder(args.dir, readonly=True) as ladder:
-        rows = table.standings(ladder.store, ladder.config, everyone=args.all, intervals="bootstrap")
+        intervals = "bootstrap" if args.bootstrap else "robust"
+        rows = table.standings(ladder.store, ladder.config, everyone=args.all, intervals=intervals)
         counts = ladder.store.count_by_status()
         title = (
             f"Ladder {ladder.folder} ({describe(ladder.config.rules)}): {counts['rated'] + counts['unrated']} matches"

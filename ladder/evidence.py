@@ -36,7 +36,11 @@ class Evidence:
     layout: Layout
     boards: tuple[bd.Board, ...]
     fit: strength.Fit  # narrowed to the bots asked about
-    everyone: tuple[int, ...]  # every bot fitted: those asked about and every bot that played
+    full: strength.Fit  # every bot fitted: those asked about and every bot that played
+
+    @property
+    def everyone(self) -> tuple[int, ...]:
+        return self.full.bots
 
     @property
     def complete_boards(self) -> int:
@@ -55,7 +59,7 @@ class Evidence:
         for board in self.boards:
             if len(board.rated) < 2:
                 continue
-            residuals.append([c.score - probability(self.fit, c) for c in bd.same_cards(board, self.layout)])
+            residuals.append([c.score - probability(self.full, c) for c in bd.same_cards(board, self.layout)])
         if not residuals:
             return None
         value = strength.room_correlation(residuals)
@@ -66,15 +70,16 @@ class Evidence:
         clusters = self.clusters()
         if not any(len(board.rated) >= 2 for board in self.boards):
             return None
-        effect = strength.design_effect(clusters, self.fit)
+        effect = strength.design_effect(clusters, self.full)
         rooms = sum(len(b.rated) for b in self.boards) / len(self.boards)
         return rooms / effect if effect > 0 else None
 
 
 def probability(fit: strength.Fit, comparison: strength.Comparison) -> float:
     """P(the comparison's side A beats side B) under the fit."""
-    eta = sum(fit.elo[b] for b in comparison.plus) - sum(fit.elo[b] for b in comparison.minus)
-    return 1 / (1 + 10 ** (-eta / 400))
+    return strength.win_probability(
+        sum(fit.elo[b] for b in comparison.plus) - sum(fit.elo[b] for b in comparison.minus)
+    )
 
 
 def gather(store: Store, config: LadderConfig, bots: Sequence[int], *, before: int | None = None) -> Evidence:
@@ -90,7 +95,7 @@ def gather(store: Store, config: LadderConfig, bots: Sequence[int], *, before: i
     found = tuple(bd.boards(results, layout, size))
     everyone = sorted(set(bots).union(*(board.bots for board in found)))
     fitted = strength.fit(bd.clusters(found, layout), everyone)
-    return Evidence(layout, found, narrowed(fitted, bots), tuple(everyone))
+    return Evidence(layout, found, narrowed(fitted, bots), fitted)
 
 
 def narrowed(fit: strength.Fit, bots: Sequence[int]) -> strength.Fit:
