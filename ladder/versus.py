@@ -243,7 +243,8 @@ class SummaryView:
 def _elo(tally: sprt.Tally) -> str:
     elo, low, high = sprt.elo_estimate(tally)
     if tally.mean in (0.0, 1.0):
-        return f"{'+' if tally.mean else '-'}∞: every board {'won' if tally.mean else 'lost'}, so no finite estimate yet"
+        every = "won" if tally.mean else "lost"
+        return f"{'+' if tally.mean else '-'}∞: every board {every}, so no finite estimate yet"
     if len(tally.cells) < 2:
         return f"{elo:+.1f}  (every board alike: no interval yet)"
     return f"{elo:+.1f}  (95 %: {low:+.1f} … {high:+.1f})"

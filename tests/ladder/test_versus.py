@@ -63,7 +63,8 @@ def test_a_stronger_bot_is_accepted_as_stronger_and_every_board_is_recorded(tmp_
 
 def test_two_copies_of_one_bot_accept_the_null_hypothesis_and_exit_1(tmp_path, short_two):
     where = tmp_path / "r-r"
-    done = versus("random", "random", "--rules", str(short_two), "--dir", str(where), "--sprt", "0", "100", "0.1", "0.1")
+    sprt = ("--sprt", "0", "100", "0.1", "0.1")
+    done = versus("random", "random", "--rules", str(short_two), "--dir", str(where), *sprt)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "H0 accepted (random − random-b = 0 Elo)" in done.stdout
 
