@@ -25,6 +25,7 @@ import asyncio
 import re
 import time
 from dataclasses import replace
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,9 @@ from waraq.referee.records.record_file import RecordError
 
 EXIT = {"h1": 0, "width": 0, "target": 0, "h0": 1, "cap": 2, "bots": 2}
 DEFAULT_BOARDS = 2000  # the cap, with a test
+# H0: no better; H1: 30 Elo better. Hokm's bots differ by hundreds of Elo; between two builds of
+# one bot 30 (a 54 % score) is a difference worth knowing, and about 300 boards decide it.
+DEFAULT_SPRT = (0.0, 30.0, 0.05, 0.05)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -74,7 +78,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=float,
         metavar=("ELO0", "ELO1", "ALPHA", "BETA"),
         help="a sequential probability ratio test of H0: A−B = ELO0 against H1: A−B = ELO1, "
-        "with error rates ALPHA and BETA, on the boards' paired scores (default: 0 10 0.05 0.05)",
+        "with error rates ALPHA and BETA, on the boards' paired scores (default: 0 30 0.05 0.05; 30 Elo is a "
+        "54 %% score)",
     )
     stop.add_argument("--width", type=float, metavar="ELO", help="stop when the 95 %% Elo interval is this narrow")
     parser.add_argument("--boards", type=int, metavar="N", help=f"at most N boards (default {DEFAULT_BOARDS})")
@@ -102,7 +107,7 @@ def _versus(args: argparse.Namespace, console: Console) -> int:
         value = getattr(args, flag)
         if value is not None and value < 1:
             raise ConfigError(f"--{flag} {value}: expected an integer >= 1")
-    test = None if args.width is not None else sprt.Sprt(*(args.sprt or (0.0, 10.0, 0.05, 0.05)))
+    test = None if args.width is not None else sprt.Sprt(*(args.sprt or DEFAULT_SPRT))
     if args.width is not None and not args.width > 0:
         raise ConfigError(f"--width {args.width}: expected a number of Elo > 0")
     bots = _bots(args.a, args.b, args.fill)
@@ -130,7 +135,7 @@ def _versus(args: argparse.Namespace, console: Console) -> int:
             print_error(f"{error}: every board stored stays; run the same command again to go on")
             return 1
         found = head_to_head.summary(ladder.store, ladder.config)
-        console.print(SummaryView(found, test))
+        console.print(SummaryView(found, test, ladder.config.layout.low_wins))
         return _verdict(console, state, found)
 
 
@@ -215,9 +220,10 @@ def _verdict(console: Console, state: RunState, found: head_to_head.Summary) -> 
 class SummaryView:
     """W/L/D and points by room, the paired score, the Elo difference, LOS and the test, as a rich table."""
 
-    def __init__(self, found: head_to_head.Summary, test: sprt.Sprt | None) -> None:
+    def __init__(self, found: head_to_head.Summary, test: sprt.Sprt | None, low_wins: bool = False) -> None:
         self.found = found
         self.test = test
+        self.low_wins = low_wins
 
     def __rich__(self) -> RenderableType:
         found, tally = self.found, self.found.tally
@@ -225,7 +231,7 @@ class SummaryView:
         grid.add_row(
             "matches",
             f"{found.matches}: {found.a} {found.wins} won, {found.losses} lost, {found.draws} the same rank; "
-            f"points {found.points[0]}–{found.points[1]}",
+            f"{'penalty points (lower is better)' if self.low_wins else 'points'} {found.points[0]}–{found.points[1]}",
         )
         if tally.n:
             grid.add_row("boards", f"{tally.n}: paired score {100 * tally.mean:.1f} % ({_cells(tally)})")
@@ -251,7 +257,8 @@ def _elo(tally: sprt.Tally) -> str:
 
 
 def _cells(tally: sprt.Tally) -> str:
-    return ", ".join(f"{cell:g}: {tally.counts[cell]}" for cell in tally.cells)
+    """The board scores seen and how often, as fractions of the rooms: ``0: 3, 1/2: 9, 1: 12``."""
+    return ", ".join(f"{Fraction(cell).limit_denominator(24)}: {tally.counts[cell]}" for cell in tally.cells)
 
 
 class LiveVersus:
@@ -277,7 +284,7 @@ class LiveVersus:
             line.append(" · stopping: the matches in flight finish (Ctrl-C again drops them)", style="yellow")
         parts: list[RenderableType] = [line]
         if self._summary is not None:
-            parts.append(SummaryView(self._summary, state.target.sprt))
+            parts.append(SummaryView(self._summary, state.target.sprt, self.config.layout.low_wins))
         parts += [Text(note, style="yellow") for note in state.notes[-3:]]
         parts += [Text(note, style="red") for note in state.suspensions[-3:]]
         parts += [Text(f"  {f}", overflow="ellipsis", no_wrap=True) for f in state.faults]

@@ -13,7 +13,7 @@ from collections import deque
 import pytest
 
 from tests.support.ladders import check_invariants
-from waraq.ladder import folder, ledger
+from waraq.ladder import evidence, folder, ledger
 from waraq.ladder import ratings as rt
 from waraq.ladder.config import Faults, LadderConfig, Matchmaking
 from waraq.ladder.ratings import environment
@@ -50,7 +50,14 @@ def fake_outcome(match: Planned) -> Outcome:
     return Outcome(match.id, "score", (side, side + 2), (1, 0) if side == 0 else (0, 1), (), (), 50, 0.1)
 
 
-def simulate(ladder: folder.Ladder, target: ledger.Target, concurrency: int, order: random.Random, kill_at: int = 0):
+def simulate(
+    ladder: folder.Ladder,
+    target: ledger.Target,
+    concurrency: int,
+    order: random.Random,
+    kill_at: int = 0,
+    outcome=fake_outcome,
+):
     """Run the ledger as the scheduler does, results arriving in ``order``'s random order; at ``kill_at``
     results, forget everything in flight (a SIGKILL) and start again from the database."""
     store, config, env = ladder.store, ladder.config, environment(ladder.config.trueskill)
@@ -75,7 +82,7 @@ def simulate(ladder: folder.Ladder, target: ledger.Target, concurrency: int, ord
             assert finished is not None, "planning waits on nothing"
             return finished
         match = flight.pop(order.randrange(len(flight)))
-        ledger.record(store, config, env, fake_outcome(match), match.seats)
+        ledger.record(store, config, env, outcome(match), match.seats)
         stored += 1
         if stored == kill_at:
             queue, flight = deque(store.pending()), []  # what was in flight is played again
@@ -202,6 +209,24 @@ def test_until_stable_stops_when_the_neighbours_are_ordered(tmp_path):
     assert ladder.store.count_live_before(1 << 40) < 400
 
 
+def coin_with_card_luck(match: Planned) -> Outcome:
+    """Two equal bots: the deal (the seed, shared by a board's two rooms) favours seat 0's team four
+    to one or seat 1's; who holds those cards wins that often. Only the cards decide."""
+    favoured = 0 if random.Random(match.seed).random() < 0.5 else 1
+    side = favoured if random.Random(f"{match.seed}/{match.id}").random() < 0.8 else 1 - favoured
+    return Outcome(match.id, "score", (side, side + 2), (1, 0) if side == 0 else (0, 1), (), (), 50, 0.1)
+
+
+def test_until_stable_shows_two_equal_bots_indistinguishable_long_before_the_cap(tmp_path):
+    ladder = make_ladder(tmp_path, bots=2)  # each partners itself: (1, 2, 1, 2) and the teams swapped
+    target = ledger.Target(4000, until_stable=True, confidence=0.95, margin=50)
+    finished = simulate(ladder, target, 2, random.Random(4), outcome=coin_with_card_luck)
+    assert finished.reason == "stable" and "1 indistinguishable (within 50 Elo)" in finished.detail
+    assert "95 % that every verdict is right, over all 1 pair of 2 bots and at every look" in finished.detail
+    played = ladder.store.count_live_before(1 << 40)
+    assert played < 1000, played
+
+
 def test_until_stable_stops_at_the_cap_and_says_so(tmp_path):
     ladder = make_ladder(tmp_path, bots=4)
     finished = simulate(ladder, ledger.Target(12, until_stable=True, confidence=0.999), 3, random.Random(1))
@@ -222,3 +247,22 @@ def test_the_database_holds_to_its_invariants_after_a_run(tmp_path):
     check_invariants(ladder.store.path)
 
 
+
+
+def test_rho_and_the_effective_matches_of_a_board_measure_the_card_luck(tmp_path):
+    # coin_with_card_luck: the cards' side wins 4 times in 5 in each room, so the two rooms of a board
+    # agree on it with correlation (0.8 − 0.2)² = 0.36, and a board is worth 2 / (1 − 0.36) ≈ 3.1 matches.
+    ladder = make_ladder(tmp_path, bots=2)
+    simulate(ladder, ledger.Target(400), 2, random.Random(1), outcome=coin_with_card_luck)
+    found = evidence.gather(ladder.store, ladder.config, [1, 2])
+    assert found.rho() == pytest.approx(0.36, abs=0.12)
+    assert found.effective_matches() == pytest.approx(3.1, abs=0.8)
+
+
+def test_the_fitted_beta_is_small_when_the_ratings_predict_the_results_and_large_when_only_luck_does(tmp_path):
+    predictable = make_ladder(tmp_path / "strength", bots=4)  # fake_outcome: the higher ids' side, mostly
+    simulate(predictable, ledger.Target(200), 2, random.Random(2))
+    luck = make_ladder(tmp_path / "luck", bots=4)
+    simulate(luck, ledger.Target(200), 2, random.Random(2), outcome=coin_with_card_luck)
+    strong, lucky = (evidence.fitted_beta(x.store, x.config) for x in (predictable, luck))
+    assert strong is not None and lucky is not None and 2 * strong < lucky

@@ -99,6 +99,22 @@ def test_close_matches_are_preferred():
     assert set(deal[0]) == {1, 2}
 
 
+def test_the_pairs_whose_order_is_least_certain_are_seated_against_each_other():
+    # Four bots, mixed partners, equal σ: 2 and 3 are close (P(3 > 2) ≈ 0.5), every other pair far apart.
+    # Only the order term counts: 2 and 3 must sit on opposite teams, not as partners.
+    ratings = {1: rt.Rating(10, 2), 2: rt.Rating(25, 2), 3: rt.Rating(25.2, 2), 4: rt.Rating(40, 2)}
+    deals = plan([1, 2, 3, 4], ratings=ratings, matches=8, balance_weight=0, quality_weight=0, uncertainty_weight=0)
+    for seating in seatings(deals):
+        assert {seating[0], seating[2]} != {2, 3} and {seating[1], seating[3]} != {2, 3}
+    # With the order term off, partnering 2 with 3 is as good as any seating: some plan does it.
+    off = [
+        plan([1, 2, 3, 4], ratings=ratings, seed=seed, matches=8, balance_weight=0, quality_weight=0,
+             uncertainty_weight=0, order_weight=0)
+        for seed in range(6)
+    ]
+    assert any({s[0], s[2]} == {2, 3} or {s[1], s[3]} == {2, 3} for deals in off for s in seatings(deals))
+
+
 def test_balance_spreads_matches_over_every_bot():
     # Eight bots, four seats: after 16 matches (32 seat-sets) every bot has played.
     history = History()

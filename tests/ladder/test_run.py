@@ -315,6 +315,10 @@ def test_show_pairs_and_export(reference, tmp_path):
     assert show.returncode == 0, show.stderr
     for heading in ("Elo", "score", "boards", "faults", "vs next", "Head to head", "95 % interval"):
         assert heading in show.stdout
+    figures = waraq("ladder", "show", "--figures", "--bootstrap", "-C", str(reference))
+    assert figures.returncode == 0, figures.stderr
+    assert "20 boards, 20 complete; ρ = " in figures.stdout
+    assert "a board of 2 rooms is worth" in figures.stdout and "β fitted to the matches' results" in figures.stdout
     data = exported(reference)
     assert len(data["standings"]) == 4 and sum(r["matches"] for r in data["standings"]) == 160
     # Four different bots in every 4-player match: every two met on opposite sides in some matches.
