@@ -462,7 +462,7 @@ def _rerate(args: argparse.Namespace, console: Console) -> int:
     with folder.open_ladder(args.dir) as ladder:
         count = ledger.rerate(ladder.store, ladder.config, environment(ladder.config.trueskill))
     console.print(
-        f"rated {count} matches again from the start with the [trueskill] settings of ladder.toml", markup=False
+        f"rated {count} boards again from the start with the [trueskill] settings of ladder.toml", markup=False
     )
     return 0
 

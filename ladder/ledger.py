@@ -1,13 +1,19 @@
-"""The ladder's book: which matches to plan next, and results rated in planned order.
+"""The ladder's book: which matches to plan next, results rated in planned order, and when to stop.
 
 Everything here reads and writes the store inside transactions and depends
 only on what the database holds and the ladder's seed, never on timing. That
 is what makes a run that was killed and started again end exactly where an
 uninterrupted run ends:
 
-* Results are rated in planned order. A result that arrives before an
-  earlier match's is stored (``done``) and rated as soon as every earlier
-  match is; storing a result and every rating it unblocks is one transaction.
+* Results are rated in planned order, a board at a time (ladder/boards.py: the
+  matches of one deal, rated once from their paired outcome). A result that
+  arrives before an earlier match's is stored (``done``) and rated as soon as
+  every earlier match and the rest of its board are; storing a result and
+  every rating it unblocks is one transaction.
+* Whether to stop is read from the same state at the same boundary: the
+  table's order at ``until_stable`` (ladder/evidence.py, ladder/sequential.py),
+  or a head to head's test (ladder/head_to_head.py), so a resumed run stops
+  on the very boards an unbroken one would.
 * Batch ``k`` is planned from the ratings and suspensions as they stood after
   batch ``k - 2`` (its *boundary*), and from the seatings of every match planned
   before it, so it is the same batch whenever it happens to be planned; batch

@@ -14,6 +14,11 @@ winners are the sides tied for the lowest total, so they share rank 0 too. A
 match with no winner (every side faulted, or the referee aborted it) is not
 rated.
 
+A ladder with duplicate deals rates a board (the matches of one deal) as one
+game, its sides ranked by their ranks summed over its rooms (ladder/boards.py),
+with :func:`rate_sides` and a draw probability of its own (a split board is a
+tie, ``board_draw_probability``).
+
 Nothing here mutates a rating: :func:`rate` takes the ratings before a match
 and returns the ratings after it, so a ladder can be rated again from its
 history (:func:`replay`).
