@@ -18,7 +18,6 @@ Registered through the ``waraq.commands`` entry point (referee/cli/main.py).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sqlite3
 import sys
@@ -27,16 +26,16 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.live import Live
 from rich.text import Text
 
-from waraq.ladder import evidence, folder, key_file, ledger, table
+from waraq.ladder import evidence, folder, key_file, ledger, live, table
 from waraq.ladder.config import DATABASE, PARTNERS, ConfigError
 from waraq.ladder.live import LiveView, duration
 from waraq.ladder.ratings import environment
-from waraq.ladder.scheduler import RunState, run
+from waraq.ladder.scheduler import RunState
 from waraq.ladder.sequential import DEFAULT_MARGIN
-from waraq.ladder.store import Store, StoreError
+from waraq.ladder.sprt import score_of_elo
+from waraq.ladder.store import StoreError
 from waraq.ladder.store import problem as store_problem
 from waraq.referee.cli.arguments import print_error
 from waraq.referee.games import registry
@@ -57,11 +56,6 @@ COLUMNS = """Columns:
   vs next  the stopping rule on this row and the next: "above" (ordered) or "tied" (equal within
            the margin), each at the run's confidence over every pair and every look; blank: not yet
 """
-
-
-def _score(elo: float) -> float:
-    return 1 / (1 + 10 ** (-elo / 400))
-PROGRESS_EVERY_S = 15.0
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -125,7 +119,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=float,
         metavar="ELO",
         help=f"--until-stable: two bots closer than this are shown equal (default: ladder.toml's, "
-        f"{DEFAULT_MARGIN:g} Elo, a {100 * _score(DEFAULT_MARGIN):.0f} %% expected score)",
+        f"{DEFAULT_MARGIN:g} Elo, a {100 * score_of_elo(DEFAULT_MARGIN):.0f} %% expected score)",
     )
     run_.add_argument("--cap", type=int, help="--until-stable: at most this many matches in all")
     run_.add_argument("--quiet", action="store_true", help="no live view; only the summary")
@@ -287,32 +281,8 @@ def _play(args: argparse.Namespace, console: Console, ladder: folder.Ladder) -> 
         soft_wrap=True,
         markup=False,
     )
-    if args.quiet or not console.is_terminal:
-        asyncio.run(_with_progress_lines(None if args.quiet else console, ladder, state))
-    else:
-        # The view reads the table in rich's refresh thread: through a connection of its own.
-        view_store = Store.open(ladder.store.path, readonly=True, any_thread=True)
-        try:
-            view = LiveView(state, view_store, ladder.config)
-            with Live(view, console=console, refresh_per_second=2, transient=True):
-                asyncio.run(run(ladder.folder, ladder.config, ladder.store, state))
-        finally:
-            view_store.close()
+    live.play(ladder, state, console, lambda store: LiveView(state, store, ladder.config), quiet=args.quiet)
     return _summary(console, ladder, state)
-
-
-async def _with_progress_lines(console: Console | None, ladder: folder.Ladder, state: RunState) -> None:
-    """The run; without a terminal (a log file), a line of progress every 15 seconds instead of the live view."""
-    work = asyncio.ensure_future(run(ladder.folder, ladder.config, ladder.store, state))
-    while console is not None and not work.done():
-        await asyncio.wait([work], timeout=PROGRESS_EVERY_S)
-        if not work.done() and state.playing is not None:
-            console.print(
-                f"{state.before + state.played} matches ({state.played} this run), {state.rate():.2f} matches/s, "
-                f"{state.in_flight} in flight",
-                highlight=False,
-            )
-    await work
 
 
 def _goal(target: ledger.Target) -> str:

@@ -8,17 +8,23 @@ a thread of its own: give the view a store opened for it (``any_thread``).
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Callable
 
-from rich.console import Group, RenderableType
+from rich.console import Console, Group, RenderableType
+from rich.live import Live
 from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
 from waraq.ladder import table
 from waraq.ladder.config import LadderConfig
-from waraq.ladder.scheduler import RunState
+from waraq.ladder.folder import Ladder
+from waraq.ladder.scheduler import RunState, run
 from waraq.ladder.store import Store
+
+PROGRESS_EVERY_S = 15.0
 
 
 def duration(seconds: float) -> str:
@@ -79,3 +85,34 @@ class LiveView:
         parts += [Text(note, style="yellow") for note in state.notes[-5:]]
         parts += [Text(note, style="red") for note in state.suspensions[-5:]]
         return Group(*parts)
+
+
+def play(
+    ladder: Ladder, state: RunState, console: Console, view: Callable[[Store], RenderableType], *, quiet: bool = False
+) -> None:
+    """Run the ladder with a live view on a terminal, else (a log file) a line of progress every 15 seconds.
+
+    ``view`` makes the view from a store of its own: rich refreshes it from its own thread.
+    """
+    if quiet or not console.is_terminal:
+        asyncio.run(_with_progress_lines(None if quiet else console, ladder, state))
+        return
+    view_store = Store.open(ladder.store.path, readonly=True, any_thread=True)
+    try:
+        with Live(view(view_store), console=console, refresh_per_second=2, transient=True):
+            asyncio.run(run(ladder.folder, ladder.config, ladder.store, state))
+    finally:
+        view_store.close()
+
+
+async def _with_progress_lines(console: Console | None, ladder: Ladder, state: RunState) -> None:
+    work = asyncio.ensure_future(run(ladder.folder, ladder.config, ladder.store, state))
+    while console is not None and not work.done():
+        await asyncio.wait([work], timeout=PROGRESS_EVERY_S)
+        if not work.done() and state.playing is not None:
+            console.print(
+                f"{state.before + state.played} matches ({state.played} this run), {state.rate():.2f} matches/s, "
+                f"{state.in_flight} in flight",
+                highlight=False,
+            )
+    await work

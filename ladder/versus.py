@@ -21,7 +21,6 @@ options are wrong, 130 when interrupted.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import re
 import time
 from dataclasses import replace
@@ -30,16 +29,15 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console, Group, RenderableType
-from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from waraq.ladder import folder, head_to_head, ledger, sprt
+from waraq.ladder import folder, head_to_head, ledger, live, sprt
 from waraq.ladder.cli import describe
 from waraq.ladder.config import ConfigError, LadderConfig
 from waraq.ladder.live import duration
 from waraq.ladder.matchmaking import group_size
-from waraq.ladder.scheduler import RunState, run
+from waraq.ladder.scheduler import RunState
 from waraq.ladder.store import Store, StoreError
 from waraq.referee.cli.arguments import print_error
 from waraq.referee.cli.games import RULES_HELP, game_option
@@ -130,7 +128,8 @@ def _versus(args: argparse.Namespace, console: Console) -> int:
             markup=False,
         )
         try:
-            _play(args, console, ladder, state)
+            config = ladder.config
+            live.play(ladder, state, console, lambda store: LiveVersus(state, store, config), quiet=args.quiet)
         except (RecordError, OSError) as error:
             print_error(f"{error}: every board stored stays; run the same command again to go on")
             return 1
@@ -192,19 +191,6 @@ def _goal(target: ledger.Target, size: int) -> str:
     if target.width is not None:
         return f"until the 95 % interval is {target.width:g} Elo wide, at most {boards} boards"
     return f"{boards} boards"
-
-
-def _play(args: argparse.Namespace, console: Console, ladder: folder.Ladder, state: RunState) -> None:
-    if args.quiet or not console.is_terminal:
-        asyncio.run(run(ladder.folder, ladder.config, ladder.store, state))
-        return
-    view_store = Store.open(ladder.store.path, readonly=True, any_thread=True)
-    try:
-        view = LiveVersus(state, view_store, ladder.config)
-        with Live(view, console=console, refresh_per_second=2, transient=True):
-            asyncio.run(run(ladder.folder, ladder.config, ladder.store, state))
-    finally:
-        view_store.close()
 
 
 def _verdict(console: Console, state: RunState, found: head_to_head.Summary) -> int:
