@@ -131,19 +131,26 @@ def record(
 
 
 def advance(store: Store, config: LadderConfig, env: trueskill.TrueSkill) -> Events:
-    """Rate played boards in planned order, up to the first board not played whole yet."""
+    """Rate played boards in planned order, up to the first board not played whole yet.
+
+    ``env`` is the ladder's environment, which rates single matches; boards of several rooms
+    are rated in one that expects ties (ratings.environment).
+    """
     events = Events()
     size = group_size(config.layout, config.matchmaking.duplicate)
+    board_env = env if size == 1 else rt.environment(config.trueskill, size)
     with store.transaction():
         while (first := store.first_unprocessed()) is not None and first[1] == DONE:
             rooms = store.board_of(first[0], size)
             if any(status == PLANNED for _, status in rooms):
                 break  # the board's other rooms are still to play: it is rated when they are
-            _process(store, config, env, [match_id for match_id, status in rooms if status == DONE], events)
+            _process(store, config, board_env, [match_id for match_id, status in rooms if status == DONE], events)
     return events
 
 
-def _process(store: Store, config: LadderConfig, env: trueskill.TrueSkill, rooms: list[int], events: Events) -> None:
+def _process(
+    store: Store, config: LadderConfig, env: trueskill.TrueSkill, rooms: list[int], events: Events
+) -> None:
     """Rate one board from its rooms played (in planned order), and suspend the bots that crashed too often.
 
     A crash counts as of its room: a bot suspended there has the board's later rooms
@@ -165,7 +172,6 @@ def _process(store: Store, config: LadderConfig, env: trueskill.TrueSkill, rooms
     board = boards.Board(played[0].deal, tuple(boards.room(p, layout) for p in played), len(played))
     found = boards.outcome(board, layout)
     if found is not None:
-        env = rt.environment(config.trueskill, group_size(layout, config.matchmaking.duplicate))
         store.add_ratings(board.rated[-1].match_id, _rated(store, env, *found))
 
 
