@@ -110,7 +110,10 @@ def standings(
     ratings = {i: rt.Rating(*known[i]) if i in known else rt.prior(env) for i in entries}
     order = sorted(entries, key=lambda b: (not played[b], -fit.elo.get(b, 0.0), -ratings[b].conservative, b))
     spans = _intervals(found, fit, intervals)
-    verdicts = {(v.upper, v.lower): v.verdict for v in (rule or StoppingRule()).judge(fit)}
+    # The field of the score and the verdicts: the bots that played (one not yet played sits at
+    # the prior's 0 and would stand between neighbours).
+    field = evidence.narrowed(fit, [b for b in entries if played[b]])
+    verdicts = {(v.upper, v.lower): v.verdict for v in (rule or StoppingRule()).judge(field)}
     out = []
     for rank, bot in enumerate(order, start=1):
         entry, rating = entries[bot], ratings[bot]
@@ -126,7 +129,7 @@ def standings(
                 fit.elo[bot] if rated else None,
                 low,
                 high,
-                fit.expected_score(bot) if rated else None,
+                field.expected_score(bot) if rated else None,
                 rating.mu,
                 rating.sigma,
                 played[bot],

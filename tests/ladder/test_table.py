@@ -124,3 +124,12 @@ def test_exports_are_csv_with_a_header_and_one_row_per_bot(two_players):
     lines = text.splitlines()
     assert lines[0].split(",")[:6] == ["rank", "bot", "elo", "elo_low", "elo_high", "score"]
     assert len(lines) == 4 and lines[1].split(",")[1] == rows[0]["bot"]
+
+
+def test_a_bot_that_has_not_played_ranks_last_and_leaves_the_others_scores_alone(two_players):
+    before = {r.bot: r.score for r in table.standings(two_players.store, two_players.config)}
+    with two_players.store.transaction():
+        two_players.store.add_entry("D", "D", "random", (None, None, None))
+    rows = table.standings(two_players.store, two_players.config)
+    assert rows[-1].bot == "D" and (rows[-1].elo, rows[-1].score, rows[-1].boards) == (None, None, 0)
+    assert {r.bot: r.score for r in rows[:-1]} == pytest.approx(before)
