@@ -1,33 +1,24 @@
-"""The ladder's figures: matches per second against the transport ceiling, and matches until ordered.
+"""The ladder's speed: matches per second against the transport ceiling.
 
     python bench/ladder_speed.py [--matches 1000] [--chunks 8] [--concurrency 4 8] [--ceiling-seconds 6]
-                           [--order-seeds 10] [--order-matches 60] [--order-bots four two]
-                           [--skip-throughput] [--skip-order] [--keep DIR]
+                           [--keep DIR]
 
-1. Throughput. A ladder of four sample bots — ``random``, ``heuristic``, the
-   JavaScript bot ``js`` and a second random process ``random-2`` — plays
-   ``--matches`` 4-player classic matches (to 7 points) with duplicate deals
-   and records, as ``waraq ladder run`` does (the library call behind it,
-   without the live view). The run is cut into ``--chunks`` runs of the same
-   ladder (it resumes), taking turns at each ``--concurrency``, and after each
-   chunk the transport ceiling of bench/transport.py is measured at the same
-   number of matches at once: four echo bots answered by a bare grpc.aio loop
-   replaying the DecisionRequests of this ladder's own records. Each ratio is
+How many matches a ranking needs, with boards and without, is bench/ranking.py's.
 
-       ladder matches/s  ÷  (ceiling decisions/s ÷ mean decisions per ladder match)
+A ladder of four sample bots — ``random``, ``heuristic``, the
+JavaScript bot ``js`` and a second random process ``random-2`` — plays
+``--matches`` 4-player classic matches (to 7 points) with duplicate deals
+and records, as ``waraq ladder run`` does (the library call behind it,
+without the live view). The run is cut into ``--chunks`` runs of the same
+ladder (it resumes), taking turns at each ``--concurrency``, and after each
+chunk the transport ceiling of bench/transport.py is measured at the same
+number of matches at once: four echo bots answered by a bare grpc.aio loop
+replaying the DecisionRequests of this ladder's own records. Each ratio is
 
-   i.e. the ladder's decisions per second over the ceiling's. Matches per
-   second count from the first match (the bots' start-up left out).
+    ladder matches/s  ÷  (ceiling decisions/s ÷ mean decisions per ladder match)
 
-2. Matches until ordered. For each of ``--order-seeds`` seeds, the same four
-   bots (and, in a second table, ``random`` and ``heuristic`` alone: each then
-   partners itself) play ``--order-matches`` matches with duplicate deals and,
-   on the same seeds (deal ``d`` of ladder seed ``s`` is the same deal in
-   both), without.
-   After every rated match P(heuristic's skill > random's) is computed from
-   the two ratings (ratings.p_above, without β). Reported: the first match
-   count at which it reaches 95 %, and the count from which it stays there to
-   the end.
+i.e. the ladder's decisions per second over the ceiling's. Matches per
+second count from the first match (the bots' start-up left out).
 """
 
 from __future__ import annotations
@@ -42,7 +33,6 @@ import time
 from pathlib import Path
 
 from waraq.ladder import folder
-from waraq.ladder import ratings as rt
 from waraq.ladder.ledger import Target
 from waraq.ladder.scheduler import RunState, run
 from waraq.referee.games.hokm.rules import PRESETS
@@ -57,7 +47,6 @@ BOTS = {
     "js": f"node {shlex.quote(str(ROOT / 'sample_bots' / 'starters' / 'js' / 'bot.js'))} --port {{port}}",
     "random-2": f"{PYTHON} -m waraq.bots.server random --port {{port}}",
 }
-TWO_BOTS = {"random": "random", "heuristic": "heuristic"}  # 4 players: each partners itself
 RULES = PRESETS["classic"]
 
 
@@ -155,96 +144,18 @@ def throughput(args: argparse.Namespace, work: Path) -> None:
         )
 
 
-def p_history(path: Path, a: str, b: str) -> list[float]:
-    """P(a > b) after each rated match, in order."""
-    with folder.open_ladder(path, readonly=True) as ladder:
-        store = ladder.store
-        ids = {e.name: e.id for e in store.entries()}
-        prior = rt.prior(rt.environment(ladder.config.trueskill))
-        current = {ids[a]: prior, ids[b]: prior}
-        out = []
-        rows = store.db.execute(
-            "SELECT m.id, r.bot_id, r.mu, r.sigma FROM matches m LEFT JOIN ratings r ON r.match_id = m.id"
-            " WHERE m.status = 'rated' ORDER BY m.id"
-        ).fetchall()
-    last = None
-    for match_id, bot, mu, sigma in rows:
-        if last is not None and match_id != last:
-            out.append(rt.p_above(current[ids[a]], current[ids[b]]))
-        if bot in current:
-            current[bot] = rt.Rating(mu, sigma)
-        last = match_id
-    out.append(rt.p_above(current[ids[a]], current[ids[b]]))
-    return out
-
-
-def first_at(ps: list[float], level: float) -> tuple[int | None, int | None]:
-    """(first match count with P >= level, match count from which it stays >= level), 1-based."""
-    first = next((i + 1 for i, p in enumerate(ps) if p >= level), None)
-    stays = None
-    for i in range(len(ps), 0, -1):
-        if ps[i - 1] < level:
-            break
-        stays = i
-    return first, stays
-
-
-def ordering(args: argparse.Namespace, work: Path, bots: dict[str, str]) -> None:
-    print(
-        f"\n2. matches until P(heuristic > random) >= 95 %, bots: {', '.join(bots)}, 4-player classic, "
-        f"{args.order_matches} matches a ladder; with and without duplicate deals on the same seeds",
-        flush=True,
-    )
-    print(
-        f"  {'seed':>5}  {'duplicates: first':>17}  {'stays':>5}  {'no duplicates: first':>20}  {'stays':>5}",
-        flush=True,
-    )
-    results: dict[bool, list[tuple[int | None, int | None]]] = {True: [], False: []}
-    for seed in range(1, args.order_seeds + 1):
-        row = []
-        for duplicate in (True, False):
-            path = make_ladder(work / f"order-{len(bots)}-{seed}-{duplicate}", seed, duplicate, bots)
-            run_ladder(path, args.order_matches, 8)
-            found = first_at(p_history(path, "heuristic", "random"), 0.95)
-            results[duplicate].append(found)
-            row += [str(v) if v is not None else f">{args.order_matches}" for v in found]
-        print(f"  {seed:>5}  {row[0]:>17}  {row[1]:>5}  {row[2]:>20}  {row[3]:>5}", flush=True)
-    for duplicate in (True, False):
-        firsts = [f for f, _ in results[duplicate] if f is not None]
-        stays = [s for _, s in results[duplicate] if s is not None]
-        print(
-            f"  {'with' if duplicate else 'without'} duplicates: first reached after "
-            f"{statistics.mean(firsts) if firsts else float('nan'):.1f} matches on average "
-            f"(median {statistics.median(firsts) if firsts else float('nan'):.0f}, "
-            f"{len(firsts)}/{len(results[duplicate])} reached); "
-            f"stays from {statistics.mean(stays) if stays else float('nan'):.1f} on average "
-            f"(median {statistics.median(stays) if stays else float('nan'):.0f})",
-            flush=True,
-        )
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--matches", type=int, default=1000)
     parser.add_argument("--chunks", type=int, default=8)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[4, 8], help="matches at once, in turn by chunk")
     parser.add_argument("--ceiling-seconds", type=float, default=6.0)
-    parser.add_argument("--order-seeds", type=int, default=10)
-    parser.add_argument("--order-matches", type=int, default=60)
-    parser.add_argument("--order-bots", nargs="+", choices=("four", "two"), default=["four", "two"],
-                        help="the ladders of part 2: the four bots, and random against heuristic alone")
-    parser.add_argument("--skip-throughput", action="store_true")
-    parser.add_argument("--skip-order", action="store_true")
     parser.add_argument("--keep", type=Path, help="make the ladders here and keep them")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="waraq-ladder-bench-") as folder_:
         work = args.keep or Path(folder_)
         work.mkdir(parents=True, exist_ok=True)
-        if not args.skip_throughput:
-            throughput(args, work)
-        if not args.skip_order:
-            for kind in args.order_bots:
-                ordering(args, work, BOTS if kind == "four" else TWO_BOTS)
+        throughput(args, work)
 
 
 if __name__ == "__main__":
