@@ -410,7 +410,9 @@ def figures(argv: Sequence[str]) -> int:
     parser.add_argument("--matches", type=int, default=480, help="part 1: matches a ladder")
     parser.add_argument("--cap", type=int, default=2000, help="parts 2 and 3: the until-stable cap")
     parser.add_argument("--four", action="store_true", help="part 3 with four bots (ε = 1 dropped)")
-    parser.add_argument("--self-copies", action="store_true", help="part 2 also with partners 'self'")
+    parser.add_argument(
+        "--copies-partners", nargs="+", choices=("mixed", "self"), default=["mixed"], help="part 2's partners"
+    )
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--parts", type=int, nargs="+", default=[1, 2, 3, 4, 5, 6], help="1-6 (5 needs 1, 6 needs 4)")
     parser.add_argument("--no-real", action="store_true", help="part 4 without the real gRPC run")
@@ -427,9 +429,8 @@ def figures(argv: Sequence[str]) -> int:
             jobs += [("stable", (work, s, "3", confidence_bots, "mixed", args.cap))
                      for s in range(1, args.confidence_seeds + 1)]
         if 2 in parts:
-            jobs += [("stable", (work, s, "2", COPIES, "mixed", args.cap)) for s in range(1, args.seeds + 1)]
-            if args.self_copies:
-                jobs += [("stable", (work, s, "2", COPIES, "self", args.cap)) for s in range(1, args.seeds + 1)]
+            jobs += [("stable", (work, s, "2", COPIES, partners, args.cap))
+                     for partners in args.copies_partners for s in range(1, args.seeds + 1)]
         if 1 in parts:
             jobs += [("ordering", (work, s, d, args.matches)) for s in range(1, args.seeds + 1) for d in (True, False)]
         if 4 in parts:
