@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TypeVar, cast
 
 from waraq.referee.conformance import cases as c
 from waraq.referee.conformance import stages as s
@@ -32,6 +33,7 @@ from waraq.referee.records.record_file import RecordError, RecordWriter
 from waraq.v1 import bot_pb2 as pb
 
 NO_LIMIT = 1_000_000  # faults a seat may make before its match is forfeited: never, in a check
+T = TypeVar("T")
 @dataclass(frozen=True)
 class CheckConfig:
     spec: BotSpec
@@ -112,10 +114,23 @@ async def check(config: CheckConfig, on_stage: Callable[[str], None] | None = No
             on_stage(stage.name)
         return result
 
-    results = await asyncio.gather(*(one(stage) for stage in stages))
+    results = _or_first_error(await asyncio.gather(*(one(stage) for stage in stages), return_exceptions=True))
     verdicts = [v for v in judge(first, pairs, results) if config.wants(v.case.id)]
     verdicts = [replace(v, number=number) for number, v in enumerate(verdicts, 1)]
     return Report(config.spec, first, verdicts, time.perf_counter() - begun, config.record_dir)
+
+
+def _or_first_error(results: list[T | BaseException]) -> list[T]:
+    """The results of a gather that waited for every task, or the first error among them raised.
+
+    Waiting for all before raising (a full disk fails every stage) is what lets every stage stop
+    its bot: a stage still running when the error left would be cancelled with its process
+    unreaped, and asyncio would say so on stderr after the check's one line.
+    """
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+    return cast(list[T], results)
 
 
 def _endpoint(config: CheckConfig) -> Endpoint:
@@ -136,7 +151,8 @@ async def play_stage(stage: s.Stage, config: CheckConfig) -> StageResult:
             result.failure = endpoint.failure.detail
             return result
         if stage.concurrent:
-            result.matches = list(await asyncio.gather(*(_play(stage, seed, endpoint, config) for seed in stage.seeds)))
+            games = (_play(stage, seed, endpoint, config) for seed in stage.seeds)
+            result.matches = _or_first_error(await asyncio.gather(*games, return_exceptions=True))
         else:
             result.matches = [await _play(stage, seed, endpoint, config) for seed in stage.seeds]
     finally:
