@@ -41,6 +41,7 @@ from known_order import EPSILONS, EpsilonPlayer  # this file's folder leads sys.
 from waraq.ladder import boards, folder, head_to_head, key_file, ledger, table
 from waraq.ladder import config as cfg
 from waraq.ladder import ratings as rt
+from waraq.ladder.matchmaking import group_size
 from waraq.ladder.store import PLANNED, RATED, UNRATED, Outcome, Planned, Store
 from waraq.referee.games.hokm.rules import PRESETS
 from waraq.referee.match import secret_deals
@@ -131,7 +132,7 @@ def play_ladder(
                 batch = planned
             for match in batch:
                 if store.status_of(match.id) == PLANNED:  # not cancelled since it was planned
-                    outcome = play(match, by_entry, key, config.rules)
+                    outcome = play(match, by_entry, key, config)
                     ledger.record(store, config, env, outcome, match.seats)
                     if on_match is not None:
                         on_match(match, outcome)
@@ -140,15 +141,18 @@ def play_ladder(
                 return Stats(played, time.perf_counter() - began, None)
 
 
-def play(planned: Planned, bots: dict[int, BenchBot], key: str, rules: Any) -> Outcome:
+def play(planned: Planned, bots: dict[int, BenchBot], key: str, config: cfg.LadderConfig) -> Outcome:
     """One planned match, played as the scheduler plays it over gRPC: the same decks, the same players."""
+    rules = config.rules
+    rooms = group_size(config.layout, config.matchmaking.duplicate)
     unknown = [e for e in planned.seats if e not in bots]
     if unknown:
         raise ValueError(f"match {planned.id} seats entries {unknown}, which are none of the bench's bots")
     match_id = secret_deals.match_id(key, f"ladder/{planned.id}")  # what the scheduler sends the bots
     players = [EpsilonPlayer(bots[e].epsilon, f"{match_id}/{seat}") for seat, e in enumerate(planned.seats)]
     began = time.perf_counter()
-    state = play_match(rules, secret_deals.dealing_seed(planned.seed, key), players)
+    seed = secret_deals.dealing_seed(planned.seed, key)
+    state = play_match(rules, seed, players, boards.dealer(config.game, rooms, seed))
     result = state.result
     decisions = sum(1 for e in state.events if e["type"] == "decision")
     return Outcome(
@@ -265,13 +269,15 @@ def trueskill_order(store: Store) -> list[str]:
     ]
 
 
-def task_ordering(work: str, seed: int, duplicate: bool, matches: int) -> dict[str, Any]:
+def task_ordering(
+    work: str, seed: int, duplicate: bool, matches: int, bots: Sequence[BenchBot] = FIVE
+) -> dict[str, Any]:
     """Part 1 (and 5): a ladder of the five for ``matches``; the matches until ordered by the table and
     by TrueSkill per match, and for paired ladders ρ, the effective matches of a board and the fitted β."""
     from waraq.ladder import evidence
 
     path = Path(work) / f"order-{seed}-{'paired' if duplicate else 'single'}"
-    make_ladder(path, seed, FIVE, duplicate=duplicate)
+    make_ladder(path, seed, bots, duplicate=duplicate)
     config = cfg.load(path)
     by_table: list[tuple[int, list[str]]] = []
     by_trueskill: list[tuple[int, list[str]]] = []
@@ -281,8 +287,8 @@ def task_ordering(work: str, seed: int, duplicate: bool, matches: int) -> dict[s
         by_trueskill.append((rated, trueskill_order(store)))
         return True
 
-    stats = play_ladder(path, FIVE, ledger.Target(matches), on_batch=after_batch)
-    wanted = true_order(FIVE)
+    stats = play_ladder(path, bots, ledger.Target(matches), on_batch=after_batch)
+    wanted = true_order(bots)
     out: dict[str, Any] = {
         "seed": seed, "duplicate": duplicate, "seconds": stats.seconds, "matches": stats.matches,
         "table": matches_until_ordered(by_table, wanted), "trueskill": matches_until_ordered(by_trueskill, wanted),
@@ -358,7 +364,8 @@ def task_versus(work: str, seed: int, duplicate: bool) -> dict[str, Any]:
 def reference_result(deal_seed: int, key: str) -> float:
     """Side 0's result on this deal with four ε = 0 bots in its seats: 1 won, 0 lost, 0.5 no winner."""
     players = [EpsilonPlayer(0.0, f"baseline/{deal_seed}/{seat}") for seat in range(4)]
-    state = play_match(PRESETS["classic"], secret_deals.dealing_seed(deal_seed, key), players)
+    seed = secret_deals.dealing_seed(deal_seed, key)
+    state = play_match(PRESETS["classic"], seed, players, boards.dealer("hokm", 2, seed))
     winners = set(state.result.winners)
     return 0.5 if not winners else 1.0 if winners & {0, 2} else 0.0
 
@@ -411,6 +418,9 @@ def figures(argv: Sequence[str]) -> int:
     parser.add_argument("--cap", type=int, default=2000, help="parts 2 and 3: the until-stable cap")
     parser.add_argument("--four", action="store_true", help="part 3 with four bots (ε = 1 dropped)")
     parser.add_argument(
+        "--epsilons", type=float, nargs="+", default=list(EPSILONS), help="part 1's bots (default: 0 .25 .5 .75 1)"
+    )
+    parser.add_argument(
         "--copies-partners", nargs="+", choices=("mixed", "self"), default=["mixed"], help="part 2's partners"
     )
     parser.add_argument("--jobs", type=int, default=2)
@@ -432,7 +442,10 @@ def figures(argv: Sequence[str]) -> int:
             jobs += [("stable", (work, s, "2", COPIES, partners, args.cap))
                      for partners in args.copies_partners for s in range(1, args.seeds + 1)]
         if 1 in parts:
-            jobs += [("ordering", (work, s, d, args.matches)) for s in range(1, args.seeds + 1) for d in (True, False)]
+            five = tuple(BenchBot(f"eps-{e:g}", e) for e in args.epsilons)
+            jobs += [
+                ("ordering", (work, s, d, args.matches, five)) for s in range(1, args.seeds + 1) for d in (True, False)
+            ]
         if 4 in parts:
             jobs += [("versus", (work, s, d)) for s in range(1, args.seeds + 1) for d in (True, False)]
             if not args.no_real:

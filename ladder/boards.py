@@ -7,6 +7,11 @@ each side of the board held every side's cards once. With two teams that is
 two rooms, the teams swapped; with each seat a side, one room per seat. A
 ladder without duplicate deals has boards of one room.
 
+Every room of a Hokm board is dealt by a :class:`SeatDealer` (:func:`dealer`):
+the hakem of a later round depends on the rounds before, and a deck dealt
+from another seat gives every hand to another player, so without it the rooms
+share the luck of the first round only.
+
 A board is *complete* when every room was played and none was cancelled (a bot
 suspended mid-board cancels the rest of it). A run killed mid-board leaves the
 board's other rooms planned, and the next run plays them: a board is never left
@@ -28,6 +33,7 @@ from dataclasses import dataclass
 from waraq.ladder import ratings as rt
 from waraq.ladder.store import Played
 from waraq.ladder.strength import Comparison
+from waraq.referee.games.dealers import SeatDealer
 
 Side = dict[int, int]  # a side's bots and the seats each holds
 
@@ -58,6 +64,14 @@ class Board:
     @property
     def bots(self) -> set[int]:
         return {bot for room in self.rooms for bot in room.seats}
+
+
+def dealer(game: str, rooms: int, dealing_seed: int | str) -> SeatDealer | None:
+    """The dealer of a room of a board of ``rooms``: in Hokm one that deals each round's hands to
+    the same seats whoever is hakem, so a board's rooms share the cards of every round, not only
+    of the first (referee/games/dealers.py SeatDealer); None: the game's own (Hand's rounds
+    already start from the same seat in every room; a board of one room has nothing to share)."""
+    return SeatDealer(dealing_seed) if game == "hokm" and rooms > 1 else None
 
 
 def room(played: Played, layout: rt.Layout) -> Room:

@@ -26,9 +26,10 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from waraq.ladder import boards, key_file, ledger
 from waraq.ladder import bots as launch
-from waraq.ladder import key_file, ledger
 from waraq.ladder.config import Bot, LadderConfig
+from waraq.ladder.matchmaking import group_size
 from waraq.ladder.ratings import environment
 from waraq.ladder.store import ACTIVE, PLANNED, REMOVED, RETIRED, SUSPENDED, Entry, FaultRow, Outcome, Planned, Store
 from waraq.referee.launch.bots import Endpoint, FailedSeat, SpecKind
@@ -234,6 +235,7 @@ class Scheduler:
     async def play(self, planned: Planned) -> Outcome:
         config = self.config
         path = self.folder / planned.record
+        rooms = group_size(config.layout, config.matchmaking.duplicate)
         match = MatchConfig(
             config.rules,
             planned.seed,
@@ -242,6 +244,7 @@ class Scheduler:
             FaultPolicy.of(config.faults.policy),
             config.faults.max_faults,
             self.deal_key,
+            boards.dealer(config.game, rooms, secret_deals.dealing_seed(planned.seed, self.deal_key)),
         )
         seats = [self._seat(entry_id, slot) for entry_id, slot in self._slots(planned)]
         began = time.perf_counter()

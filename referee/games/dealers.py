@@ -34,6 +34,10 @@ def _first_ace(cards: Sequence[int]) -> int:
 class SeededDealer:
     __slots__ = ("seed",)
 
+    # Whether the engine deals each deck so that every seat gets the same cards whoever deals
+    # (see SeatDealer). A plain deck is dealt as it lies, from the dealer.
+    by_seat = False
+
     # Re-seeding one generator gives the same stream as a new one from the same seed and
     # costs a quarter less; every use seeds it first, so nothing carries from one to the next.
     _generator = random.Random()
@@ -56,8 +60,27 @@ class SeededDealer:
         return self._shuffled(f"waraq/{self.seed}/deck/{index}", cards)
 
 
+class SeatDealer(SeededDealer):
+    """A seeded dealer whose deck ``k`` reaches the same seats whoever deals it: for boards.
+
+    The matches of a board (ladder/boards.py) share their seed, so their decks; but the
+    hakem who deals a Hokm round depends on the rounds before, so the same deck dealt from
+    another seat gives every hand to another player, and a board's rooms share almost no
+    luck after the first round (measured: ρ ≈ 0 between rooms over a match to 7). With this
+    dealer the engine lays each deck out so that each seat receives what it would if seat 0
+    dealt (:func:`waraq.referee.games.hokm.engine.by_seat`): round k's hands belong to the
+    seats, in every room, whoever is hakem. Each deck is still a fair shuffle: a fixed
+    rearrangement of a uniform one, chosen before any card of it is seen. The record holds
+    every deck as dealt, so a replay deals it as it lies (a FixedDealer).
+    """
+
+    __slots__ = ()
+    by_seat = True
+
+
 class FixedDealer:
     __slots__ = ("_ace_draw", "_decks")
+    by_seat = False
 
     def __init__(self, ace_draw: Sequence[int], decks: Sequence[Sequence[int]]) -> None:
         self._ace_draw = list(ace_draw)

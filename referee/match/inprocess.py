@@ -17,11 +17,13 @@ from waraq.referee.games.registry import engine, game_of_rules
 Player = Callable[[Any], Any]  # a seat's view -> one of its legal actions
 
 
-def play_match(rules: Any, seed: int | str, players: Sequence[Player]) -> Any:
-    """Play a match to its end; the returned state holds the result and the events."""
+def play_match(rules: Any, seed: int | str, players: Sequence[Player], dealer: Any = None) -> Any:
+    """Play a match to its end; the returned state holds the result and the events.
+
+    ``dealer``: the decks to deal instead of the seed's (the game's dealer, duck-typed)."""
     if len(players) != rules.players:
         raise ValueError(f"{rules.players} players needed, {len(players)} given")
-    state = engine(game_of_rules(rules)).new_match(rules, seed)
+    state = engine(game_of_rules(rules)).new_match(rules, seed, dealer)
     while state.result is None:
         seat = state.to_act
         assert seat is not None  # a match not over has a decision pending

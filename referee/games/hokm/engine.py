@@ -32,6 +32,7 @@ around their checks, make a match that never ends.
 
 from __future__ import annotations
 
+import functools
 from bisect import bisect_left, insort
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -509,6 +510,8 @@ class HokmState(LoggedState):
         n, hakem = self.players, self.hakem
         self.kind = None  # if no deck comes (a record cut short), nothing is pending
         deck = self.dealer.deck(self.deals, self.rules.deck)
+        if self.dealer.by_seat:
+            deck = by_seat(self.rules, deck, hakem)
         self.deals += 1
         self.deck = deck
         self._log.append((DEAL, self.round, hakem, deck))
@@ -764,13 +767,35 @@ def deal_order(rules: HokmRules, hakem: int) -> list[int | None]:
     then packets of four from the hakem again (3 and 4 players). With 2
     players everything after the first two packets is the stock.
     """
-    n = rules.players
+    return _deal_order(rules.players, len(rules.deck), hakem)
+
+
+def _deal_order(n: int, cards: int, hakem: int) -> list[int | None]:
     order: list[int | None] = [(hakem + j) % n for j in range(n) for _ in range(PACKET_FIRST)]
     if n == 2:
-        return order + [None] * (len(rules.deck) - len(order))
-    while len(order) < len(rules.deck):
+        return order + [None] * (cards - len(order))
+    while len(order) < cards:
         order += [(hakem + j) % n for j in range(n) for _ in range(PACKET_REST)]
     return order
+
+
+def by_seat(rules: HokmRules, deck: Sequence[int], hakem: int) -> list[int]:
+    """``deck`` laid out so that dealt by ``hakem`` every seat gets the cards, in the order, that
+    it gets when seat 0 deals ``deck`` (the stock, 2 players, stays as it lies)."""
+    if hakem == 0:
+        return list(deck)
+    return [deck[i] for i in _by_seat_positions(rules.players, len(deck), hakem)]
+
+
+@functools.cache
+def _by_seat_positions(players: int, cards: int, hakem: int) -> tuple[int, ...]:
+    """For each position of a deck dealt by ``hakem``, the position that seat 0's deal gives the same seat."""
+    base, mine = _deal_order(players, cards, 0), _deal_order(players, cards, hakem)
+    where: dict[int | None, list[int]] = {}
+    for position, seat in enumerate(base):
+        where.setdefault(seat, []).append(position)
+    taken = {seat: iter(positions) for seat, positions in where.items()}
+    return tuple(next(taken[seat]) for seat in mine)
 
 
 def stack_deck(

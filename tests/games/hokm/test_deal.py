@@ -256,3 +256,45 @@ def test_a_redeal_answer_must_be_a_bool(bad):
     with pytest.raises(IllegalAction, match="REDEAL"):
         state.apply(bad)
     assert state.kind == "REDEAL"
+
+
+# -- a board's dealer: the same hands to the same seats whoever deals --------------------------
+
+
+@pytest.mark.parametrize("players", [4, 3, 2])
+def test_a_deck_laid_out_by_seat_deals_each_seat_what_seat_0_dealing_would(players):
+    from waraq.referee.games.dealers import SeededDealer
+    from waraq.referee.games.hokm.engine import by_seat, deal_order
+
+    table = PLAYERS[players]
+
+    def dealt(deck, hakem):  # seat -> its cards, in the order it receives them
+        order = deal_order(table, hakem)
+        return {s: [c for c, to in zip(deck, order, strict=True) if to == s] for s in range(players)}
+
+    for seed in range(20):
+        plain = SeededDealer(seed).deck(0, table.deck)
+        for hakem in range(players):
+            laid = by_seat(table, plain, hakem)
+            assert sorted(laid) == sorted(plain)  # a rearrangement of the same deck
+            assert dealt(laid, hakem) == dealt(plain, 0)
+            if players == 2:  # the stock, after the two packets, stays as it lies
+                assert laid[10:] == plain[10:]
+
+
+def test_the_seat_dealer_gives_each_seat_its_hand_whoever_the_ace_draw_makes_hakem():
+    from waraq.referee.games.dealers import SeatDealer, SeededDealer
+    from waraq.referee.games.hokm.engine import deal_order
+
+    table = PLAYERS[4]
+    hakems = set()
+    for seed in range(12):
+        state = new_match(table, seed, SeatDealer(seed))
+        hakems.add(state.hakem)
+        plain = SeededDealer(seed).deck(0, table.deck)
+        assert deal_order(table, 0)[:20] == [s for s in range(4) for _ in range(5)]  # 5 a seat, from seat 0
+        for seat in range(4):
+            assert state.hands[seat] == sorted(plain[5 * seat : 5 * seat + 5])
+        # The seeded dealer's own deal is unchanged: it deals from the hakem, as it always did.
+        assert new_match(table, seed).hands == new_match(table, seed, SeededDealer(seed)).hands
+    assert len(hakems) > 1  # the ace draw chose different hakems, and each seat kept its cards
