@@ -3,18 +3,31 @@
 A batch of matches is planned at once. For each deal the planner weighs
 candidate seatings (all of them when there are few, else a seeded sample) by
 
-    quality_weight     × trueskill's match quality (close matches first)
+    quality_weight     × trueskill's match quality (close matches first) [× the open share]
   + uncertainty_weight × the bots' mean σ / the prior σ (uncertain ratings first)
   + order_weight       × how open the order of its opponents is (pairs least certain first)
   − balance_weight     × imbalance (of matches played, of seats, of partners)
 
 where each imbalance term is 0 for the least-used choice and approaches 1 for
-the most used. The best seating is taken (ties: the first in the seeded
-order), the counts are updated as if it were played, and the next deal is
-weighed. With duplicate deals a seating is played once per rotation of the
-seats by one, as many times as the match has sides: with two teams the teams
-swap sides, with each seat a side each bot sits in each seat once, every time
-on the same decks (the same seed).
+the most used. A run with a stopping rule (``--until-stable``) also gives the
+planner its *open pairs*, from the rule's verdicts at the boundary
+(:func:`open_pairs`); the open share of a seating is the share of its opposed
+pairs (two bots on different sides) that are open. Then the order term is
+that share, and the quality term is multiplied by it: a close match between
+two bots the rule has already ordered or tied buys nothing, and two equal
+bots are TrueSkill's closest match forever (P(a > b) stays 0.5), so without
+this a ladder with two copies of one bot spent nearly all its matches on the
+copies long after they were tied. While every pair is open (before the
+rule's ``min_boards``, every verdict is OPEN) the order term is 1 for every
+seating and the quality term as without a rule. Without a rule both terms
+are as above.
+
+The best seating is taken (ties: the first in the seeded order), the counts
+are updated as if it were played, and the next deal is weighed. With
+duplicate deals a seating is played once per rotation of the seats by one,
+as many times as the match has sides: with two teams the teams swap sides,
+with each seat a side each bot sits in each seat once, every time on the same
+decks (the same seed).
 
 In Hand that means: the same deck for every deal of the match, in order (the
 k-th deck, void redeals counted, is a function of the seed alone), and the
@@ -32,7 +45,8 @@ each bot's own skill identifiable from team results (a bot always seated with
 the same partner could only be rated with it); the order term then sends the
 matches where they settle the table: to the pairs of bots on opposite sides
 whose order is least certain, 1 − |2·P(a > b) − 1| (P from the ratings, as
-ratings.p_above computes it), so a pair already ordered stops drawing matches.
+ratings.p_above computes it), so a pair already ordered stops drawing matches;
+with open pairs, to the pairs the stopping rule has not decided.
 """
 
 from __future__ import annotations
@@ -48,6 +62,7 @@ import trueskill
 
 from waraq.ladder.config import Matchmaking
 from waraq.ladder.ratings import Layout, Rating, layout, p_above, quality
+from waraq.ladder.sequential import PairVerdict, Verdict
 
 Seating = tuple[int, ...]
 
@@ -141,6 +156,36 @@ def candidates(
     return out
 
 
+def open_pairs(
+    bots: Sequence[int], order: Sequence[int], verdicts: Sequence[PairVerdict]
+) -> frozenset[tuple[int, int]]:
+    """The sorted pairs of ``bots`` whose order the stopping rule has not decided.
+
+    ``verdicts`` are the rule's on each two neighbours of ``order`` (best first, as
+    StoppingRule.judge gives them). Two bots are decided when every neighbour link between
+    them is ABOVE or TIED: a chain of decided links decides its ends. A pair spanning an OPEN
+    link is open, since its matches inform that link too. A bot not in ``order`` (no result
+    yet) is open with everyone.
+    """
+    if [(v.upper, v.lower) for v in verdicts] != list(zip(order, order[1:], strict=False)):
+        raise ValueError(f"verdicts {[(v.upper, v.lower) for v in verdicts]} are not the neighbours of {list(order)}")
+    position = {bot: i for i, bot in enumerate(order)}
+    # open_before[i]: how many of the first i links are OPEN; a pair at positions i < j is open when
+    # links i .. j - 1 hold one.
+    open_before = [0]
+    for verdict in verdicts:
+        open_before.append(open_before[-1] + (verdict.verdict is Verdict.OPEN))
+    out = set()
+    for a, b in itertools.combinations(sorted(set(bots)), 2):
+        if a not in position or b not in position:
+            out.add((a, b))
+            continue
+        i, j = sorted((position[a], position[b]))
+        if open_before[j] > open_before[i]:
+            out.add((a, b))
+    return frozenset(out)
+
+
 def _self_seating(pair: Sequence[int]) -> Seating:
     a, b = pair
     return (a, b, a, b)
@@ -155,13 +200,18 @@ def _few_bots_seatings(bots: Sequence[int]) -> Iterable[Seating]:
 
 @dataclass
 class Planner:
-    """Plans one batch; ``ratings`` and ``history`` are as of the batch's boundary."""
+    """Plans one batch; ``ratings``, ``history`` and ``open_pairs`` are as of the batch's boundary.
+
+    ``open_pairs``: the sorted pairs the stopping rule has not decided (:func:`open_pairs`), or
+    None without a rule.
+    """
 
     env: trueskill.TrueSkill
     players: int | Layout
     settings: Matchmaking
     ratings: Mapping[int, Rating]
     history: History
+    open_pairs: frozenset[tuple[int, int]] | None = None
     _quality: dict[tuple, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -193,21 +243,40 @@ class Planner:
         balance = [self._games(bots, on), self._seats(deal)]
         if self.layout.teams and settings.partners == "mixed":
             balance.append(self._partners(bots, first))
+        quality = self._match_quality(first)
+        if self.open_pairs is None:
+            order = self._open_order(first)
+        else:
+            order = self._open_share(first, self.open_pairs)
+            quality *= order
         return (
-            settings.quality_weight * self._match_quality(first)
+            settings.quality_weight * quality
             + settings.uncertainty_weight * uncertainty
-            + settings.order_weight * self._open_order(first)
+            + settings.order_weight * order
             - settings.balance_weight * sum(balance) / len(balance)
         )
 
-    def _open_order(self, seating: Seating) -> float:
-        """The mean, over two bots on opposite sides, of how uncertain their order is: 1 a coin toss, 0 known."""
+    def _opposed(self, seating: Seating) -> list[tuple[int, int]]:
+        """The sorted pairs of two bots on different sides."""
         count = self.layout.sides
         side_of = {bot: seat % count for seat, bot in enumerate(seating)}
-        opposed = [(a, b) for a in side_of for b in side_of if a < b and side_of[a] != side_of[b]]
+        return [(a, b) for a in side_of for b in side_of if a < b and side_of[a] != side_of[b]]
+
+    def _open_order(self, seating: Seating) -> float:
+        """Without open pairs (no stopping rule): the mean, over two bots on opposite sides, of how uncertain
+        their order is by the ratings, 1 − |2·P(a > b) − 1|: 1 a coin toss, 0 known. Two equal bots stay at 1
+        however many matches they play, which is why a run with a rule uses :meth:`_open_share` instead."""
+        opposed = self._opposed(seating)
         if not opposed:
             return 0.0
         return sum(1 - abs(2 * p_above(self._rating(a), self._rating(b)) - 1) for a, b in opposed) / len(opposed)
+
+    def _open_share(self, seating: Seating, open_pairs: frozenset[tuple[int, int]]) -> float:
+        """The share of the pairs of bots on opposite sides whose order the stopping rule has not decided."""
+        opposed = self._opposed(seating)
+        if not opposed:
+            return 0.0
+        return sum(1 for pair in opposed if pair in open_pairs) / len(opposed)
 
     def _rating(self, bot: int) -> Rating:
         return self.ratings.get(bot) or Rating(self.env.mu, self.env.sigma)

@@ -10,13 +10,14 @@ import pytest
 
 from waraq.ladder import ratings as rt
 from waraq.ladder.config import Matchmaking, TrueSkillSettings
-from waraq.ladder.matchmaking import History, MatchmakingError, Planner, rotations
+from waraq.ladder.matchmaking import History, MatchmakingError, Planner, open_pairs, rotations
+from waraq.ladder.sequential import PairVerdict, Verdict
 
 ENV = rt.environment(TrueSkillSettings())
 
 
-def plan(bots, players=4, ratings=None, seed=1, batch=0, matches=16, history=None, **settings):
-    planner = Planner(ENV, players, Matchmaking(**settings), ratings or {}, history or History())
+def plan(bots, players=4, ratings=None, seed=1, batch=0, matches=16, history=None, open_pairs=None, **settings):
+    planner = Planner(ENV, players, Matchmaking(**settings), ratings or {}, history or History(), open_pairs)
     return planner.plan(bots, seed, batch, matches)
 
 
@@ -143,3 +144,38 @@ def test_rotations_move_every_bot_on_by_one_seat():
 def test_too_few_bots_is_said_plainly(players, bots):
     with pytest.raises(MatchmakingError, match=f"a {players}-player ladder needs at least"):
         plan(bots, players=players, matches=2)
+
+
+def verdict(upper, lower, kind):
+    return PairVerdict(upper, lower, 0.0, -1.0, 1.0, kind)
+
+
+def test_open_pairs_are_those_spanning_an_open_link_and_a_bot_without_results_is_open_with_everyone():
+    # Order 4, 3, 2, 1: 4 and 3 tied, 3 above 2 not yet known, 2 above 1. Bot 5 has no result.
+    order = [4, 3, 2, 1]
+    verdicts = [verdict(4, 3, Verdict.TIED), verdict(3, 2, Verdict.OPEN), verdict(2, 1, Verdict.ABOVE)]
+    found = open_pairs([1, 2, 3, 4, 5], order, verdicts)
+    # Decided: 4–3 (tied) and 2–1 (ordered). Every pair across the 3–2 link is open, and 5 with all.
+    assert found == {(2, 3), (2, 4), (1, 3), (1, 4), (1, 5), (2, 5), (3, 5), (4, 5)}
+    # A chain of decided links decides its ends: nothing open.
+    settled = [verdict(4, 3, Verdict.TIED), verdict(3, 2, Verdict.ABOVE), verdict(2, 1, Verdict.ABOVE)]
+    assert open_pairs([1, 2, 3, 4], order, settled) == frozenset()
+    with pytest.raises(ValueError, match=r"are not the neighbours of \[4, 3, 2, 1\]"):
+        open_pairs([1, 2, 3, 4], order, verdicts[::-1])
+
+
+def test_with_open_pairs_a_pair_already_decided_is_not_seated_while_an_open_pair_exists():
+    # Each bot partners itself. Bots 1 and 2 are equal (TrueSkill's closest match, P(1 > 2) = 0.5 for ever);
+    # 3 is above them but not yet known to be. Balance off: only the ratings and the rule choose.
+    ratings = {1: rt.Rating(25, 2), 2: rt.Rating(25, 2), 3: rt.Rating(28, 2)}
+    settings = {"partners": "self", "balance_weight": 0, "matches": 8, "ratings": ratings}
+    old = plan([1, 2, 3], **settings)
+    assert {frozenset(s) for s in seatings(old)} == {frozenset({1, 2})}  # quality and order both pick 1 v 2
+    # The rule has tied 1 and 2; 3 is open against both. Every match now seats 3.
+    opened = frozenset({(1, 3), (2, 3)})
+    new = plan([1, 2, 3], open_pairs=opened, **settings)
+    assert all(3 in s for s in seatings(new))
+    # Before the rule's min_boards every pair is open: the order term is the same for every seating, the
+    # quality term unchanged, so 1 v 2 again.
+    everyone = frozenset({(1, 2), (1, 3), (2, 3)})
+    assert {frozenset(s) for s in seatings(plan([1, 2, 3], open_pairs=everyone, **settings))} == {frozenset({1, 2})}
