@@ -15,7 +15,9 @@ uninterrupted run ends:
   or a head to head's test (ladder/head_to_head.py), so a resumed run stops
   on the very boards an unbroken one would.
 * Batch ``k`` is planned from the ratings and suspensions as they stood after
-  batch ``k - 2`` (its *boundary*), and from the seatings of every match planned
+  batch ``k - 2`` (its *boundary*), with ``until_stable`` from the rule's
+  verdicts there too (which pairs are still open: matchmaking spends no matches
+  on pairs already ordered or tied), and from the seatings of every match planned
   before it, so it is the same batch whenever it happens to be planned; batch
   ``k - 1`` meanwhile keeps the bots busy. When the goal looks met counting
   batch ``k - 1`` in full (target reached, or the table stable), batch ``k``
@@ -36,7 +38,7 @@ import trueskill
 from waraq.ladder import boards, evidence, head_to_head
 from waraq.ladder import ratings as rt
 from waraq.ladder.config import LadderConfig
-from waraq.ladder.matchmaking import History, Planner, group_size
+from waraq.ladder.matchmaking import History, Planner, group_size, open_pairs
 from waraq.ladder.sequential import DEFAULT_MARGIN, PairVerdict, StoppingRule, Verdict
 from waraq.ladder.sprt import Sprt
 from waraq.ladder.store import (
@@ -335,7 +337,12 @@ def _plan(
     size = group_size(players, settings.duplicate)
     wanted = min(-(-settings.batch // size) * size, target.matches - count)
     planner = Planner(
-        env, players, settings, ratings_at(store, env, bots, boundary), History.of(store.seatings(next_id), players)
+        env,
+        players,
+        settings,
+        ratings_at(store, env, bots, boundary),
+        History.of(store.seatings(next_id), players),
+        _open_pairs(store, config, target, bots, boundary),
     )
     try:
         deals = planner.plan(bots, config.seed, batch, wanted)
@@ -361,3 +368,14 @@ def _plan(
         store.plan(planned)
         cancelled = set(enforce_suspensions(store))
     return [p for p in planned if p.id not in cancelled]
+
+
+def _open_pairs(
+    store: Store, config: LadderConfig, target: Target, bots: Sequence[int], boundary: int
+) -> frozenset[tuple[int, int]] | None:
+    """The pairs the stopping rule has not decided, from the evidence its stop reads at this boundary (None
+    without a rule): matches go where they can still settle the table."""
+    if not target.until_stable:
+        return None
+    fit = evidence.gather(store, config, bots, before=boundary).fit
+    return open_pairs(bots, fit.order(), target.rule.judge(fit))

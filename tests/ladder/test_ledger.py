@@ -17,7 +17,9 @@ from waraq.ladder import evidence, folder, ledger
 from waraq.ladder import ratings as rt
 from waraq.ladder.config import Faults, LadderConfig, Matchmaking
 from waraq.ladder.ratings import environment
+from waraq.ladder.sequential import Verdict
 from waraq.ladder.store import CANCELLED, PLANNED, RATED, SUSPENDED, FaultRow, Outcome, Planned, Store
+from waraq.ladder.strength import win_probability
 from waraq.referee.games.hokm.rules import PRESETS
 
 RULES = PRESETS["classic"].replace(target_score=1)
@@ -225,6 +227,41 @@ def test_until_stable_shows_two_equal_bots_indistinguishable_long_before_the_cap
     assert "95 % that every verdict is right, over all 1 pair of 2 bots and at every look" in finished.detail
     played = ladder.store.count_live_before(1 << 40)
     assert played < 1000, played
+
+
+# Bots of known Elo, as bench/ranking.py's copies: 4 and 3 are one bot twice, 2 is 100 Elo below them,
+# 1 is 400 below. A team's strength is its two seats' sum; the deal gives seat 0's team or seat 1's 150 Elo.
+KNOWN_ELO = {1: -400.0, 2: -100.0, 3: 0.0, 4: 0.0}
+
+
+def known_strengths(match: Planned) -> Outcome:
+    """The side of the higher summed Elo wins as often as the Elo model says, the deal's cards counted."""
+    cards = 150.0 if random.Random(match.seed).random() < 0.5 else -150.0
+    difference = sum(KNOWN_ELO[b] for b in match.seats[0::2]) - sum(KNOWN_ELO[b] for b in match.seats[1::2]) + cards
+    side = 0 if random.Random(f"{match.seed}/{match.id}").random() < win_probability(difference) else 1
+    return Outcome(match.id, "score", (side, side + 2), (1, 0) if side == 0 else (0, 1), (), (), 50, 0.1)
+
+
+def test_until_stable_plans_for_the_open_pairs_and_stops_far_below_the_cap_with_the_copies_tied(tmp_path):
+    # Each bot partners itself, so a match is one pair. Matchmaking without the rule's verdicts put the
+    # copies against each other in 1,940 of the cap's 2,000 matches (1,956 on a second seed): equal bots are
+    # TrueSkill's closest match for ever, while 3 and 4 against 2 stayed open.
+    ladder = make_ladder(tmp_path / "whole", bots=4, partners="self")
+    target = ledger.Target(2000, until_stable=True, confidence=0.95, margin=50)
+    finished = simulate(ladder, target, 2, random.Random(4), outcome=known_strengths)
+    assert finished.reason == "stable", finished.detail
+    played = ladder.store.count_live_before(1 << 40)
+    assert played < 1000, played
+    # The stop read every match planned: the final evidence is what it judged.
+    verdicts = target.rule.judge(evidence.gather(ladder.store, ladder.config, [1, 2, 3, 4]).fit)
+    order = [v.upper for v in verdicts] + [verdicts[-1].lower]
+    assert set(order[:2]) == {3, 4} and order[2:] == [2, 1]
+    assert [v.verdict for v in verdicts] == [Verdict.TIED, Verdict.ABOVE, Verdict.ABOVE]
+    # Planning from the verdicts reads the database at the boundary only: killed at 250 results (once some
+    # pairs are decided), with other arrival orders, the run ends in the same database.
+    again = make_ladder(tmp_path / "killed", bots=4, partners="self")
+    simulate(again, target, 3, random.Random(7), kill_at=250, outcome=known_strengths)
+    assert dump(again.store) == dump(ladder.store)
 
 
 def test_until_stable_stops_at_the_cap_and_says_so(tmp_path):
