@@ -29,6 +29,7 @@ from waraq.ladder.bots import reap
 from waraq.ladder.ledger import Target
 from waraq.ladder.scheduler import RunState, run
 from waraq.ladder.store import Store
+from waraq.referee.games.hokm.engine import deal_order
 from waraq.referee.games.hokm.rules import PRESETS
 from waraq.referee.records.record_file import read_record
 
@@ -120,6 +121,34 @@ def test_a_duplicate_pair_plays_the_same_decks_with_the_teams_swapped(reference)
         decks = [[e["deck"] for e in m if e["type"] == "deal"] for m in (first, second)]
         rounds = min(map(len, decks))
         assert rounds >= 1 and decks[0][:rounds] == decks[1][:rounds]
+
+
+def hands_by_round(events: list[dict], rules) -> list[list[list[str]]]:
+    """Per round dealt, each seat's cards as the deal gave them (docs/records.md "deal": the deck and the hakem)."""
+    out = []
+    for deal in (e for e in events if e["type"] == "deal"):
+        order = deal_order(rules, deal["hakem"])
+        out.append([[c for c, to in zip(deal["deck"], order, strict=True) if to == s] for s in range(rules.players)])
+    return out
+
+
+def test_every_round_of_a_board_deals_each_seat_the_same_hands_in_both_rooms_whoever_is_hakem(tmp_path):
+    rules = PRESETS["classic"].replace(target_score=3)
+    path = make(tmp_path / "rounds", {"random": "random", "heuristic": "heuristic"}, rules=rules)
+    result = waraq("ladder", "run", "--matches", "8", "-C", str(path), timeout=240)
+    assert result.returncode == 0, result.stdout + result.stderr
+    boards = db_rows(path, "SELECT deal, GROUP_CONCAT(record, ' ') FROM matches GROUP BY deal ORDER BY deal")
+    other_hakem = 0
+    for _, records in boards:
+        first, second = (read_record(path / r).events for r in records.split())
+        hands = [hands_by_round(m, rules) for m in (first, second)]
+        hakems = [[e["hakem"] for e in m if e["type"] == "deal"] for m in (first, second)]
+        rounds = min(map(len, hands))
+        assert rounds >= 2
+        for k in range(rounds):
+            assert hands[0][k] == hands[1][k], f"round {k + 1} of {records}"
+            other_hakem += hakems[0][k] != hakems[1][k]
+    assert other_hakem > 0  # some round was dealt by different hakems in the two rooms, and the hands still agree
 
 
 def test_every_match_is_rated_and_every_record_is_complete(reference):
