@@ -61,10 +61,10 @@ COLUMNS = """Columns:
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "ladder",
-        help="a TrueSkill ladder of bots: init, add, run, show, export",
+        help="a ladder of bots on duplicate boards: init, add, run, show, export",
         description=(
-            "A TrueSkill ladder: a folder with ladder.toml (what is played), ladder.sqlite (results, ratings) "
-            "and records/."
+            "A ladder: a folder with ladder.toml (what is played), ladder.sqlite (results, ratings) and records/. "
+            "How it ranks and when it stops: docs/ranking.md."
         ),
     )
     commands = parser.add_subparsers(dest="ladder_command", required=True)
