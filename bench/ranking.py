@@ -317,28 +317,29 @@ def task_stable(work: str, seed: int, part: str, bots: Sequence[BenchBot], partn
     }
 
 
-def task_versus(work: str, seed: int, duplicate: bool) -> dict[str, Any]:
+def task_versus(work: str, seed: int, duplicate: bool, epsilon: float = 0.25) -> dict[str, Any]:
     """Parts 4 and 6: `waraq versus heuristic ε=0.25` as versus.py sets it up, in process, with or without
     duplicate boards; then each deal played once more by four ε = 0 bots (the baseline)."""
     from waraq.ladder.matchmaking import group_size
     from waraq.ladder.sprt import Sprt
 
-    path = Path(work) / f"versus-{seed}-{'paired' if duplicate else 'single'}"
+    pair = (VERSUS[0], BenchBot(f"eps-{epsilon:g}", epsilon))
+    path = Path(work) / f"versus-{epsilon:g}-{seed}-{'paired' if duplicate else 'single'}"
     sides = PRESETS["classic"].teams
     size = group_size(4, duplicate)
     batch = max(size, -(-VERSUS_CONCURRENCY // size) * size)
-    make_ladder(path, seed, VERSUS, duplicate=duplicate, partners="self", batch=batch)
+    make_ladder(path, seed, pair, duplicate=duplicate, partners="self", batch=batch)
     seeds: dict[int, int] = {}  # match id: its dealing seed
 
     def seen(planned: Planned, outcome: Outcome) -> None:
         seeds[planned.id] = planned.seed
 
     target = ledger.Target(VERSUS_BOARDS * size, sprt=Sprt(*VERSUS_TEST))
-    stats = play_ladder(path, VERSUS, target, on_match=seen)
+    stats = play_ladder(path, pair, target, on_match=seen)
     with folder.open_ladder(path, readonly=True) as ladder:
         store, config = ladder.store, ladder.config
         key = key_file.read(ladder.folder)
-        a = store.entry_named(VERSUS[0].name).id
+        a = store.entry_named(pair[0].name).id
         found = head_to_head.summary(store, config)
         # deal seed: per room, (A's result, the baseline's result for A's side)
         deals: dict[int, list[tuple[float, float]]] = {}
@@ -356,7 +357,7 @@ def task_versus(work: str, seed: int, duplicate: bool) -> dict[str, Any]:
     return {
         "seed": seed, "duplicate": duplicate, "seconds": stats.seconds, "matches": found.matches,
         "boards": found.boards, "reason": finished.reason if finished else None,
-        "detail": finished.detail if finished else "", "size": size,
+        "detail": finished.detail if finished else "", "size": size, "b": pair[1].name,
         "deals": [rooms for rooms in deals.values() if len(rooms) == size],
     }
 
@@ -420,6 +421,7 @@ def figures(argv: Sequence[str]) -> int:
     parser.add_argument(
         "--epsilons", type=float, nargs="+", default=list(EPSILONS), help="part 1's bots (default: 0 .25 .5 .75 1)"
     )
+    parser.add_argument("--versus-epsilon", type=float, default=0.25, help="part 4's B: the heuristic with this ε")
     parser.add_argument(
         "--copies-partners", nargs="+", choices=("mixed", "self"), default=["mixed"], help="part 2's partners"
     )
@@ -447,7 +449,9 @@ def figures(argv: Sequence[str]) -> int:
                 ("ordering", (work, s, d, args.matches, five)) for s in range(1, args.seeds + 1) for d in (True, False)
             ]
         if 4 in parts:
-            jobs += [("versus", (work, s, d)) for s in range(1, args.seeds + 1) for d in (True, False)]
+            jobs += [
+                ("versus", (work, s, d, args.versus_epsilon)) for s in range(1, args.seeds + 1) for d in (True, False)
+            ]
             if not args.no_real:
                 jobs.append(("real", (work, 1)))
         print(f"{len(jobs)} ladders on {args.jobs} worker processes", flush=True)
@@ -580,7 +584,7 @@ def print_confidence(found: list[dict[str, Any]], bots: Sequence[BenchBot], cap:
 def print_versus(found: list[dict[str, Any]], real: list[dict[str, Any]]) -> None:
     by = {(r["seed"], r["duplicate"]): r for r in found}
     seeds = sorted({s for s, _ in by})
-    a, b = VERSUS[0].name, VERSUS[1].name
+    a, b = VERSUS[0].name, found[0]["b"] if found else VERSUS[1].name
     print(f"4. waraq versus {a} {b} (partners self), SPRT elo0 0 elo1 50 α 0.05 β 0.05, as versus.py sets it up; "
           "paired = duplicate boards of 2 rooms, unpaired = boards of one room")
     print(f"  {'seed':>4}  {'paired: boards':>14} {'matches':>7} {'decision':>8}  {'unpaired: matches':>17} "
