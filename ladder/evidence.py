@@ -27,7 +27,6 @@ from waraq.ladder import strength
 from waraq.ladder.config import LadderConfig
 from waraq.ladder.matchmaking import group_size
 from waraq.ladder.ratings import Layout
-from waraq.ladder.sequential import PairVerdict, StoppingRule
 from waraq.ladder.store import RATED, UNRATED, Store
 
 
@@ -37,6 +36,7 @@ class Evidence:
     boards: tuple[bd.Board, ...]
     fit: strength.Fit  # narrowed to the bots asked about
     full: strength.Fit  # every bot fitted: those asked about and every bot that played
+    clusters: tuple[list[strength.Comparison], ...]  # each board's comparisons, as fitted
 
     @property
     def everyone(self) -> tuple[int, ...]:
@@ -45,12 +45,6 @@ class Evidence:
     @property
     def complete_boards(self) -> int:
         return sum(1 for board in self.boards if board.complete)
-
-    def verdicts(self, rule: StoppingRule) -> list[PairVerdict]:
-        return rule.judge(self.fit)
-
-    def clusters(self) -> list[list[strength.Comparison]]:
-        return bd.clusters(self.boards, self.layout)
 
     def rho(self) -> float | None:
         """The correlation between a board's rooms of the result on the same cards; None without
@@ -67,10 +61,9 @@ class Evidence:
 
     def effective_matches(self) -> float | None:
         """What a board is worth in independent matches: its rooms over the design effect."""
-        clusters = self.clusters()
         if not any(len(board.rated) >= 2 for board in self.boards):
             return None
-        effect = strength.design_effect(clusters, self.full)
+        effect = strength.design_effect(self.clusters, self.full)
         rooms = sum(len(b.rated) for b in self.boards) / len(self.boards)
         return rooms / effect if effect > 0 else None
 
@@ -94,8 +87,9 @@ def gather(store: Store, config: LadderConfig, bots: Sequence[int], *, before: i
         results = [p for p in store.results((RATED, UNRATED)) if before is None or p.id < before]
     found = tuple(bd.boards(results, layout, size))
     everyone = sorted(set(bots).union(*(board.bots for board in found)))
-    fitted = strength.fit(bd.clusters(found, layout), everyone)
-    return Evidence(layout, found, narrowed(fitted, bots), fitted)
+    clusters = tuple(bd.clusters(found, layout))
+    fitted = strength.fit(clusters, everyone)
+    return Evidence(layout, found, narrowed(fitted, bots), fitted, clusters)
 
 
 def narrowed(fit: strength.Fit, bots: Sequence[int]) -> strength.Fit:

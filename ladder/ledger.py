@@ -16,8 +16,8 @@ uninterrupted run ends:
   on the very boards an unbroken one would.
 * Batch ``k`` is planned from the ratings and suspensions as they stood after
   batch ``k - 2`` (its *boundary*), with ``until_stable`` from the rule's
-  verdicts there too (which pairs are still open: matchmaking spends no matches
-  on pairs already ordered or tied), and from the seatings of every match planned
+  verdicts there too (which links are still open: matchmaking seats the boards
+  that tell most about them, ladder/design.py), and from the seatings of every match planned
   before it, so it is the same batch whenever it happens to be planned; batch
   ``k - 1`` meanwhile keeps the bots busy. When the goal looks met counting
   batch ``k - 1`` in full (target reached, or the table stable), batch ``k``
@@ -38,7 +38,8 @@ import trueskill
 from waraq.ladder import boards, evidence, head_to_head
 from waraq.ladder import ratings as rt
 from waraq.ladder.config import LadderConfig
-from waraq.ladder.matchmaking import History, Planner, group_size, open_pairs
+from waraq.ladder.design import OpenLinks
+from waraq.ladder.matchmaking import History, Planner, group_size
 from waraq.ladder.sequential import DEFAULT_MARGIN, PairVerdict, StoppingRule, Verdict
 from waraq.ladder.sprt import Sprt
 from waraq.ladder.store import (
@@ -276,28 +277,47 @@ def plan_next(
     if store.unprocessed_before(boundary):
         return WAIT
     count = store.count_live_before(boundary) + (previous[1] if previous else 0)
-    stop = _stop(store, config, target, boundary, count)
+    judged = _judge(store, config, target, boundary)
+    stop = _stop(store, config, target, boundary, count, judged)
     if stop is not None:
         # Batch k - 1 alone may end it: wait for it, and look again from after it.
         if store.unprocessed_before(next_id):
             return WAIT
         boundary, count = next_id, store.count_live_before(next_id)
-        stop = _stop(store, config, target, boundary, count)
+        judged = _judge(store, config, target, boundary)
+        stop = _stop(store, config, target, boundary, count, judged)
         if stop is not None:
             return stop
-    return _plan(store, config, env, target, batch, deal, next_id, boundary, count)
+    return _plan(store, config, env, target, batch, deal, next_id, boundary, count, judged)
+
+
+@dataclass(frozen=True)
+class Judged:
+    """The stopping rule's reading at a boundary: its verdicts, and what the planner needs of the fit."""
+
+    bots: int
+    verdicts: list[PairVerdict]
+    open_links: OpenLinks
+
+
+def _judge(store: Store, config: LadderConfig, target: Target, boundary: int) -> Judged | None:
+    """The rule's verdicts from the evidence at this boundary (None without ``until_stable``): read once, for the
+    stop and for the plan both."""
+    if not target.until_stable:
+        return None
+    bots = bots_at(store, boundary)
+    fit = evidence.gather(store, config, bots, before=boundary).fit
+    verdicts = target.rule.judge(fit)
+    return Judged(len(bots), verdicts, OpenLinks.of(fit, verdicts))
 
 
 def _stop(
-    store: Store, config: LadderConfig, target: Target, boundary: int, count: int
+    store: Store, config: LadderConfig, target: Target, boundary: int, count: int, judged: Judged | None
 ) -> Finished | None:
-    bots = bots_at(store, boundary)
-    if target.until_stable and len(bots) >= 2:
-        found = evidence.gather(store, config, bots, before=boundary)
+    if judged is not None and judged.bots >= 2:
         rule = target.rule
-        verdicts = rule.judge(found.fit)
-        if rule.settled(verdicts):
-            return Finished("stable", stable_detail(rule, verdicts, len(bots)))
+        if rule.settled(judged.verdicts):
+            return Finished("stable", stable_detail(rule, judged.verdicts, judged.bots))
     if target.sprt is not None or target.width is not None:
         decided = head_to_head.verdict(head_to_head.summary(store, config, before=boundary), target.sprt, target.width)
         if decided is not None:
@@ -331,6 +351,7 @@ def _plan(
     next_id: int,
     boundary: int,
     count: int,
+    judged: Judged | None,
 ) -> list[Planned] | Finished:
     settings, players = config.matchmaking, config.layout
     bots = bots_at(store, boundary)
@@ -342,7 +363,7 @@ def _plan(
         settings,
         ratings_at(store, env, bots, boundary),
         History.of(store.seatings(next_id), players),
-        _open_pairs(store, config, target, bots, boundary),
+        None if judged is None else judged.open_links,
     )
     try:
         deals = planner.plan(bots, config.seed, batch, wanted)
@@ -369,13 +390,3 @@ def _plan(
         cancelled = set(enforce_suspensions(store))
     return [p for p in planned if p.id not in cancelled]
 
-
-def _open_pairs(
-    store: Store, config: LadderConfig, target: Target, bots: Sequence[int], boundary: int
-) -> frozenset[tuple[int, int]] | None:
-    """The pairs the stopping rule has not decided, from the evidence its stop reads at this boundary (None
-    without a rule): matches go where they can still settle the table."""
-    if not target.until_stable:
-        return None
-    fit = evidence.gather(store, config, bots, before=boundary).fit
-    return open_pairs(bots, fit.order(), target.rule.judge(fit))

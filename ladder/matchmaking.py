@@ -10,17 +10,16 @@ candidate seatings (all of them when there are few, else a seeded sample) by
 
 where each imbalance term is 0 for the least-used choice and approaches 1 for
 the most used. A run with a stopping rule (``--until-stable``) also gives the
-planner its *open pairs*, from the rule's verdicts at the boundary
-(:func:`open_pairs`); the open share of a seating is the share of its opposed
-pairs (two bots on different sides) that are open. Then the order term is
-that share, and the quality term is multiplied by it: a close match between
-two bots the rule has already ordered or tied buys nothing, and two equal
-bots are TrueSkill's closest match forever (P(a > b) stays 0.5), so without
-this a ladder with two copies of one bot spent nearly all its matches on the
-copies long after they were tied. While every pair is open (before the
-rule's ``min_boards``, every verdict is OPEN) the order term is 1 for every
-seating and the quality term as without a rule. Without a rule both terms
-are as above.
+planner the rule's *open links* (the neighbours it has not yet ordered or
+tied) and the batch fit's covariance (ladder/design.py). Then the order term
+is what a seating's board would tell about the open links, the share of
+their variance it would remove, scaled so the most telling candidate of the
+deal scores 1, and the quality term is multiplied by it: a close match
+between two bots the rule has already ordered or tied buys nothing, and two
+equal bots are TrueSkill's closest match forever (P(a > b) stays 0.5), so
+without this a ladder with two copies of one bot spent nearly all its
+matches on the copies long after they were tied. Before the rule's
+``min_boards`` every link is open. Without a rule both terms are as above.
 
 The best seating is taken (ties: the first in the seeded order), the counts
 are updated as if it were played, and the next deal is weighed. With
@@ -46,7 +45,7 @@ the same partner could only be rated with it); the order term then sends the
 matches where they settle the table: to the pairs of bots on opposite sides
 whose order is least certain, 1 − |2·P(a > b) − 1| (P from the ratings, as
 ratings.p_above computes it), so a pair already ordered stops drawing matches;
-with open pairs, to the pairs the stopping rule has not decided.
+with open links, to the seatings whose team sums pin those links down.
 """
 
 from __future__ import annotations
@@ -61,8 +60,8 @@ from dataclasses import dataclass, field
 import trueskill
 
 from waraq.ladder.config import Matchmaking
+from waraq.ladder.design import Knowledge, OpenLinks, questions
 from waraq.ladder.ratings import Layout, Rating, layout, p_above, quality
-from waraq.ladder.sequential import PairVerdict, Verdict
 
 Seating = tuple[int, ...]
 
@@ -156,36 +155,6 @@ def candidates(
     return out
 
 
-def open_pairs(
-    bots: Sequence[int], order: Sequence[int], verdicts: Sequence[PairVerdict]
-) -> frozenset[tuple[int, int]]:
-    """The sorted pairs of ``bots`` whose order the stopping rule has not decided.
-
-    ``verdicts`` are the rule's on each two neighbours of ``order`` (best first, as
-    StoppingRule.judge gives them). Two bots are decided when every neighbour link between
-    them is ABOVE or TIED: a chain of decided links decides its ends. A pair spanning an OPEN
-    link is open, since its matches inform that link too. A bot not in ``order`` (no result
-    yet) is open with everyone.
-    """
-    if [(v.upper, v.lower) for v in verdicts] != list(zip(order, order[1:], strict=False)):
-        raise ValueError(f"verdicts {[(v.upper, v.lower) for v in verdicts]} are not the neighbours of {list(order)}")
-    position = {bot: i for i, bot in enumerate(order)}
-    # open_before[i]: how many of the first i links are OPEN; a pair at positions i < j is open when
-    # links i .. j - 1 hold one.
-    open_before = [0]
-    for verdict in verdicts:
-        open_before.append(open_before[-1] + (verdict.verdict is Verdict.OPEN))
-    out = set()
-    for a, b in itertools.combinations(sorted(set(bots)), 2):
-        if a not in position or b not in position:
-            out.add((a, b))
-            continue
-        i, j = sorted((position[a], position[b]))
-        if open_before[j] > open_before[i]:
-            out.add((a, b))
-    return frozenset(out)
-
-
 def _self_seating(pair: Sequence[int]) -> Seating:
     a, b = pair
     return (a, b, a, b)
@@ -200,10 +169,10 @@ def _few_bots_seatings(bots: Sequence[int]) -> Iterable[Seating]:
 
 @dataclass
 class Planner:
-    """Plans one batch; ``ratings``, ``history`` and ``open_pairs`` are as of the batch's boundary.
+    """Plans one batch; ``ratings``, ``history`` and ``open_links`` are as of the batch's boundary.
 
-    ``open_pairs``: the sorted pairs the stopping rule has not decided (:func:`open_pairs`), or
-    None without a rule.
+    ``open_links``: what the stopping rule has still to decide, with the batch fit's covariance
+    (ladder/design.py), or None without a rule.
     """
 
     env: trueskill.TrueSkill
@@ -211,7 +180,7 @@ class Planner:
     settings: Matchmaking
     ratings: Mapping[int, Rating]
     history: History
-    open_pairs: frozenset[tuple[int, int]] | None = None
+    open_links: OpenLinks | None = None
     _quality: dict[tuple, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -222,19 +191,36 @@ class Planner:
         rng = random.Random(f"waraq-ladder/{seed}/batch/{batch}")
         lay = self.layout
         size = group_size(lay, self.settings.duplicate)
+        knowledge = None if self.open_links is None else Knowledge(bots, self.open_links)
         deals = []
         for _ in range(-(-matches // size)):
-            options = candidates(bots, lay, self.settings.partners, self.settings.candidates, rng)
+            options = [
+                rotations(s, lay, self.settings.duplicate)
+                for s in candidates(bots, lay, self.settings.partners, self.settings.candidates, rng)
+            ]
+            informs = self._informs(knowledge, options)
             best = max(
-                (self.score(bots, rotations(s, lay, self.settings.duplicate)), -i, s) for i, s in enumerate(options)
-            )[2]
-            deal = rotations(best, lay, self.settings.duplicate)
+                (self.score(bots, deal, None if informs is None else informs[i]), -i) for i, deal in enumerate(options)
+            )
+            deal = options[-best[1]]
             for seating in deal:
                 self.history.add(seating, lay)
+            if knowledge is not None:
+                knowledge.learn(questions(deal[0], lay), len(deal))
             deals.append(deal)
         return deals
 
-    def score(self, bots: Sequence[int], deal: Sequence[Seating]) -> float:
+    def _informs(self, knowledge: Knowledge | None, options: Sequence[Sequence[Seating]]) -> list[float] | None:
+        """Per candidate deal, the variance its board removes from the open links over the most any removes (None
+        without a rule; all 0 when none removes any)."""
+        if knowledge is None:
+            return None
+        gains = [knowledge.gain(questions(deal[0], self.layout), len(deal)) for deal in options]
+        most = max(gains, default=0.0)
+        return [g / most if most > 0 else 0.0 for g in gains]
+
+    def score(self, bots: Sequence[int], deal: Sequence[Seating], informs: float | None = None) -> float:
+        """The deal's weight; ``informs`` (with a rule) is its share of the most any candidate tells the open links."""
         settings = self.settings
         first = deal[0]
         on = sorted(set(first))
@@ -244,10 +230,10 @@ class Planner:
         if self.layout.teams and settings.partners == "mixed":
             balance.append(self._partners(bots, first))
         quality = self._match_quality(first)
-        if self.open_pairs is None:
+        if informs is None:
             order = self._open_order(first)
         else:
-            order = self._open_share(first, self.open_pairs)
+            order = informs
             quality *= order
         return (
             settings.quality_weight * quality
@@ -265,18 +251,12 @@ class Planner:
     def _open_order(self, seating: Seating) -> float:
         """Without open pairs (no stopping rule): the mean, over two bots on opposite sides, of how uncertain
         their order is by the ratings, 1 − |2·P(a > b) − 1|: 1 a coin toss, 0 known. Two equal bots stay at 1
-        however many matches they play, which is why a run with a rule uses :meth:`_open_share` instead."""
+        however many matches they play, which is why a run with a rule weighs what a board tells the open links
+        instead (ladder/design.py)."""
         opposed = self._opposed(seating)
         if not opposed:
             return 0.0
         return sum(1 - abs(2 * p_above(self._rating(a), self._rating(b)) - 1) for a, b in opposed) / len(opposed)
-
-    def _open_share(self, seating: Seating, open_pairs: frozenset[tuple[int, int]]) -> float:
-        """The share of the pairs of bots on opposite sides whose order the stopping rule has not decided."""
-        opposed = self._opposed(seating)
-        if not opposed:
-            return 0.0
-        return sum(1 for pair in opposed if pair in open_pairs) / len(opposed)
 
     def _rating(self, bot: int) -> Rating:
         return self.ratings.get(bot) or Rating(self.env.mu, self.env.sigma)

@@ -56,6 +56,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from waraq.ladder import dense
+
 ELO_SCALE = math.log(10) / 400  # log-odds per Elo point: 10 ** (d / 400) == exp(ELO_SCALE * d)
 DEFAULT_PRIOR_ELO = 400.0
 NEWTON_TOLERANCE = 1e-3  # Elo: a step this small, once taken, leaves an error near its square (Newton's speed)
@@ -147,7 +149,7 @@ def fit(
     precision = 1 / prior_elo**2
     begin = [0.0] * k if start is None else [start.get(bot, 0.0) for bot in fitted]
     strengths, hessian = _newton(data, begin, precision)
-    model = _inverse(hessian)
+    model = dense.inverse(hessian)
     if data.boards >= 2:
         meat = data.board_information(strengths)
         factor = data.boards / (data.boards - 1)
@@ -155,7 +157,7 @@ def fit(
             for j in range(k):
                 meat[i][j] *= factor
             meat[i][i] += precision
-        robust = _product(_product(model, meat), model)
+        robust = dense.product(dense.product(model, meat), model)
     else:
         robust = model
     mean = sum(strengths) / k if k else 0.0
@@ -411,7 +413,7 @@ def _newton(data: _Data, start: list[float], precision: float) -> tuple[list[flo
     strengths = start
     value, gradient, hessian = _evaluate(data, strengths, precision)
     for _ in range(NEWTON_STEPS):
-        step = _solve(_cholesky(hessian), gradient)
+        step = dense.solve(dense.cholesky(hessian), gradient)
         if max((abs(d) for d in step), default=0.0) < NEWTON_TOLERANCE:
             # Converged once this step is taken; the Hessian that far away is the same to more digits than any
             # interval shows.
@@ -470,42 +472,6 @@ def _logistic(x: float) -> float:
         return 1 / (1 + math.exp(-x))
     e = math.exp(x)
     return e / (1 + e)
-
-
-# Small dense linear algebra (a ladder has 2 to ~20 bots): the Hessian is symmetric positive definite.
-
-
-def _cholesky(matrix: list[list[float]]) -> list[list[float]]:
-    k = len(matrix)
-    lower = [[0.0] * k for _ in range(k)]
-    for i in range(k):
-        for j in range(i + 1):
-            total = matrix[i][j] - sum(lower[i][m] * lower[j][m] for m in range(j))
-            lower[i][j] = math.sqrt(total) if i == j else total / lower[j][j]
-    return lower
-
-
-def _solve(lower: list[list[float]], vector: list[float]) -> list[float]:
-    k = len(vector)
-    y = [0.0] * k
-    for i in range(k):
-        y[i] = (vector[i] - sum(lower[i][m] * y[m] for m in range(i))) / lower[i][i]
-    x = [0.0] * k
-    for i in reversed(range(k)):
-        x[i] = (y[i] - sum(lower[m][i] * x[m] for m in range(i + 1, k))) / lower[i][i]
-    return x
-
-
-def _inverse(matrix: list[list[float]]) -> list[list[float]]:
-    lower = _cholesky(matrix)
-    k = len(matrix)
-    columns = [_solve(lower, [1.0 if i == j else 0.0 for i in range(k)]) for j in range(k)]
-    return [[columns[j][i] for j in range(k)] for i in range(k)]
-
-
-def _product(a: list[list[float]], b: list[list[float]]) -> list[list[float]]:
-    columns = list(zip(*b, strict=True))
-    return [[sum(x * y for x, y in zip(row, column, strict=True)) for column in columns] for row in a]
 
 
 def _centred(covariance: list[list[float]], bots: tuple[int, ...]) -> dict[tuple[int, int], float]:

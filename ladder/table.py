@@ -147,7 +147,7 @@ def standings(
 
 def _intervals(found: evidence.Evidence, fit: strength.Fit, kind: str) -> dict[int, tuple[float, float]]:
     if kind == "bootstrap":
-        return strength.bootstrap(found.clusters(), list(found.everyone))
+        return strength.bootstrap(found.clusters, list(found.everyone))
     out = {}
     for bot in fit.bots:
         half = Z95 * math.sqrt(max(fit.covariance.get((bot, bot), 0.0), 0.0))

@@ -10,14 +10,14 @@ import pytest
 
 from waraq.ladder import ratings as rt
 from waraq.ladder.config import Matchmaking, TrueSkillSettings
-from waraq.ladder.matchmaking import History, MatchmakingError, Planner, open_pairs, rotations
-from waraq.ladder.sequential import PairVerdict, Verdict
+from waraq.ladder.design import OpenLinks
+from waraq.ladder.matchmaking import History, MatchmakingError, Planner, rotations
 
 ENV = rt.environment(TrueSkillSettings())
 
 
-def plan(bots, players=4, ratings=None, seed=1, batch=0, matches=16, history=None, open_pairs=None, **settings):
-    planner = Planner(ENV, players, Matchmaking(**settings), ratings or {}, history or History(), open_pairs)
+def plan(bots, players=4, ratings=None, seed=1, batch=0, matches=16, history=None, open_links=None, **settings):
+    planner = Planner(ENV, players, Matchmaking(**settings), ratings or {}, history or History(), open_links)
     return planner.plan(bots, seed, batch, matches)
 
 
@@ -146,36 +146,48 @@ def test_too_few_bots_is_said_plainly(players, bots):
         plan(bots, players=players, matches=2)
 
 
-def verdict(upper, lower, kind):
-    return PairVerdict(upper, lower, 0.0, -1.0, 1.0, kind)
+def covariance(bots, known=100.0, together=()):
+    """Each strength known to ±``known`` Elo, independently, except the pairs ``together``: correlated 0.95,
+    so their difference is known well (as a fit that has tied them knows it)."""
+    out = {(a, b): known**2 if a == b else 0.0 for a in bots for b in bots}
+    for a, b in together:
+        out[a, b] = out[b, a] = 0.95 * known**2
+    return out
 
 
-def test_open_pairs_are_those_spanning_an_open_link_and_a_bot_without_results_is_open_with_everyone():
-    # Order 4, 3, 2, 1: 4 and 3 tied, 3 above 2 not yet known, 2 above 1. Bot 5 has no result.
-    order = [4, 3, 2, 1]
-    verdicts = [verdict(4, 3, Verdict.TIED), verdict(3, 2, Verdict.OPEN), verdict(2, 1, Verdict.ABOVE)]
-    found = open_pairs([1, 2, 3, 4, 5], order, verdicts)
-    # Decided: 4–3 (tied) and 2–1 (ordered). Every pair across the 3–2 link is open, and 5 with all.
-    assert found == {(2, 3), (2, 4), (1, 3), (1, 4), (1, 5), (2, 5), (3, 5), (4, 5)}
-    # A chain of decided links decides its ends: nothing open.
-    settled = [verdict(4, 3, Verdict.TIED), verdict(3, 2, Verdict.ABOVE), verdict(2, 1, Verdict.ABOVE)]
-    assert open_pairs([1, 2, 3, 4], order, settled) == frozenset()
-    with pytest.raises(ValueError, match=r"are not the neighbours of \[4, 3, 2, 1\]"):
-        open_pairs([1, 2, 3, 4], order, verdicts[::-1])
-
-
-def test_with_open_pairs_a_pair_already_decided_is_not_seated_while_an_open_pair_exists():
+def test_with_open_links_a_pair_already_decided_is_not_seated_while_a_link_is_open():
     # Each bot partners itself. Bots 1 and 2 are equal (TrueSkill's closest match, P(1 > 2) = 0.5 for ever);
     # 3 is above them but not yet known to be. Balance off: only the ratings and the rule choose.
     ratings = {1: rt.Rating(25, 2), 2: rt.Rating(25, 2), 3: rt.Rating(28, 2)}
     settings = {"partners": "self", "balance_weight": 0, "matches": 8, "ratings": ratings}
     old = plan([1, 2, 3], **settings)
     assert {frozenset(s) for s in seatings(old)} == {frozenset({1, 2})}  # quality and order both pick 1 v 2
-    # The rule has tied 1 and 2; 3 is open against both. Every match now seats 3.
-    opened = frozenset({(1, 3), (2, 3)})
-    new = plan([1, 2, 3], open_pairs=opened, **settings)
-    assert all(3 in s for s in seatings(new))
-    # Before the rule's min_boards every pair is open: the order term is the same for every seating, the
-    # quality term unchanged, so 1 v 2 again.
-    everyone = frozenset({(1, 2), (1, 3), (2, 3)})
-    assert {frozenset(s) for s in seatings(plan([1, 2, 3], open_pairs=everyone, **settings))} == {frozenset({1, 2})}
+    # The rule has tied 1 and 2 (their difference is well known); 3 over 1 is open. Every match now seats 3.
+    elo = {1: 0.0, 2: 0.0, 3: 50.0}
+    tied = OpenLinks(((3, 1),), elo, covariance([1, 2, 3], together=[(1, 2)]))
+    assert all(3 in s for s in seatings(plan([1, 2, 3], open_links=tied, **settings)))
+    # Nothing open (the stop comes first, but a plan must still be made): the rule's terms are 0 for every
+    # seating, so the balance alone chooses and every pair plays as often.
+    settled = OpenLinks((), elo, covariance([1, 2, 3]))
+    spread = Counter(frozenset(s) for s in seatings(plan([1, 2, 3], partners="self", matches=12, open_links=settled)))
+    assert spread == {frozenset({1, 2}): 4, frozenset({1, 3}): 4, frozenset({2, 3}): 4}
+
+
+def test_with_mixed_partners_two_copies_are_measured_by_the_mirrored_seatings_only():
+    # Four bots, so every seating is two pairs of partners, one of three splits. Bots 1 and 2 are one bot
+    # twice, their link the only one open; 3 and 4 are ordered. {1, 2} v {3, 4} tells nothing about 1 − 2, so
+    # although the partner balance asks for every split in turn, no board of it is planned; the other two
+    # splits, (1 − 2) ± (3 − 4), come in equal numbers, which is what cancels 3 − 4.
+    bots = [1, 2, 3, 4]
+    elo = {1: 100.0, 2: 100.0, 3: -50.0, 4: -150.0}
+    links = OpenLinks(((1, 2),), elo, covariance(bots, together=[(3, 4)]))
+    deals = plan(bots, matches=32, open_links=links)
+    splits = Counter(partner_of_1(s) for s in seatings(deals))
+    assert splits == {3: 16, 4: 16}
+    # Without the rule the partner balance spreads the three splits evenly.
+    balanced = Counter(partner_of_1(s) for s in seatings(plan(bots, matches=48)))
+    assert balanced == {2: 16, 3: 16, 4: 16}
+
+
+def partner_of_1(seating):
+    return seating[(seating.index(1) + 2) % 4]
