@@ -3,9 +3,9 @@
 A batch of matches is planned at once. For each deal the planner weighs
 candidate seatings (all of them when there are few, else a seeded sample) by
 
-    quality_weight     × trueskill's match quality (close matches first) [× the open share]
+    quality_weight     × trueskill's match quality (close matches first) [× what it tells]
   + uncertainty_weight × the bots' mean σ / the prior σ (uncertain ratings first)
-  + order_weight       × how open the order of its opponents is (pairs least certain first)
+  + order_weight       × how open the order of its opponents is [what it tells the open links]
   − balance_weight     × imbalance (of matches played, of seats, of partners)
 
 where each imbalance term is 0 for the least-used choice and approaches 1 for
