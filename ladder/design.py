@@ -64,7 +64,7 @@ def questions(seating: Sequence[int], layout: Layout) -> list[Vector]:
     """The differences a board on this seating observes: one per two sides (side s holds seats s, s + sides, …)."""
     count = layout.sides
     sides = [Counter(seating[s::count]) for s in range(count)]
-    out = []
+    out: list[Vector] = []
     for s in range(count):
         for t in range(s + 1, count):
             vector = Counter(sides[s])
