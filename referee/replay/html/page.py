@@ -1,0 +1,257 @@
+"""A replayed record as the data of its HTML page: pure, no I/O (the file is :mod:`.write`'s).
+
+The page holds what the record says and what the seats were told, nothing
+rebuilt a second way: each seat's view at each decision is the ``HokmView``
+or ``HandView`` message of the request the referee sent (or would have sent,
+had that seat been the one asked), in protobuf's JSON mapping, exactly as
+``waraq replay --json`` prints it (:func:`waraq.referee.replay.walk.request_json`
+of :func:`waraq.referee.wire.codec.decision_request` of ``Step.before.view(seat)``).
+The viewer draws a seat's view from that seat's views alone, and the
+all-hands view from every seat's own hand in its own view: the page holds no
+hand but the ones the seats were shown.
+
+Compact, so that a page can be mailed: a 4-player Hokm match to 7 points has
+some 300 decisions, and its views in full would be about 1 MB. So each seat's
+views are kept as its first view in full (``views.base[seat]``) and, at each
+later decision, a patch from its previous view (``views.patch[views.refs[d][seat]]``):
+a field that changed, its new value; a list field, ``[k, tail]``: keep its
+first ``k`` items and append ``tail``. Seats at one decision mostly change in
+the same way (the trick, whose turn it is), so a patch is stored once
+and referred to by every seat it fits. :func:`seat_views` undoes this, as the
+viewer does, and the tests compare it with the views themselves.
+
+A record that cannot be fully replayed still gets its data, as far as it
+replays, with ``status`` and ``problem`` saying what is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from waraq.referee.games.hokm.engine import HokmView
+from waraq.referee.replay.walk import Replay, Step, request_json
+from waraq.referee.wire import hokm as wire_hokm
+from waraq.v1 import bot_pb2 as pb
+
+PAGE_FORMAT = "waraq.replay-page.v1"  # the embedded data's shape, for the viewer (viewer.js reads it)
+
+
+def page_data(replay: Replay) -> dict[str, Any]:
+    """The page's data for one replayed record (see the module docstring for ``views``)."""
+    views = [all_seat_views(replay, step) for step in replay.steps]
+    return {
+        "format": PAGE_FORMAT,
+        "file": replay.path.name,
+        "match": match_data(replay),
+        "status": str(replay.status),
+        "problem": replay.problem,
+        "steps": [step_data(replay, step) for step in replay.steps],
+        "views": encode_views(views),
+        "opening_faults": opening_faults(replay),
+        "rounds": round_ends(replay),
+        "result": result_data(replay),
+    }
+
+
+def match_data(replay: Replay) -> dict[str, Any]:
+    """The header as the page shows it; what a header lacks is None (a broken record's header)."""
+    header, rules = replay.header, replay.rules
+    seats = [
+        {"seat": seat, "bot": bot, "version": _version(header, seat)} for seat, bot in enumerate(replay.bots)
+    ]
+    return {
+        "match_id": replay.match_id,
+        "game": replay.game if rules is not None else header.get("game"),
+        "seed": header.get("seed"),
+        "started": header.get("started"),
+        "policy": header.get("policy"),
+        "deal_key": header.get("deal_key"),
+        "rules": rules.to_dict() if rules is not None else header.get("rules"),
+        "players": replay.players,
+        "teams": rules.teams if rules is not None else 0,
+        "seats": seats,
+        "time_control": replay.time_control,
+    }
+
+
+def _version(header: dict[str, Any], seat: int) -> str:
+    for entry in header.get("seats") or []:
+        if isinstance(entry, dict) and entry.get("seat") == seat:
+            return str(entry.get("version") or "")
+    return ""
+
+
+def step_data(replay: Replay, step: Step) -> dict[str, Any]:
+    """One decision: who was asked what, what it was told (its request, but the view), what it did.
+
+    ``legal``, ``seq`` and ``bank_ms`` are the request's fields as ``--json`` prints them; its
+    ``deadline_ms`` and ``match_id`` are the match's (``match``), its view is in ``views``."""
+    request = request_json(replay.request(step))
+    data: dict[str, Any] = {
+        "n": step.number,
+        "line": step.line,
+        "seat": step.seat,
+        "kind": step.kind,
+        "round": step.round,
+        "trick": step.trick,
+        "seq": request["seq"],
+        "bank_ms": request["bank_ms"],
+        "legal": request["legal"],
+        "action": step.action_json,
+        "ms": step.ms,
+    }
+    if step.note:
+        data["note"] = step.note
+    if step.bot_ms is not None:
+        data["bot_ms"] = step.bot_ms
+    if not step.sent:
+        data["sent"] = False
+    if step.fault is not None:
+        data["fault"] = fault_data(step.fault)
+    return data
+
+
+def fault_data(fault: dict[str, Any]) -> dict[str, Any]:
+    """A fault as the record has it, the fields the page shows."""
+    keys = ("seat", "kind", "code", "detail", "substituted")
+    data: dict[str, Any] = {key: fault[key] for key in keys if key in fault}
+    data.setdefault("code", None)
+    data.setdefault("detail", "")
+    return data
+
+
+def opening_faults(replay: Replay) -> list[dict[str, Any]]:
+    """Faults on no question: seats that could not be opened (a forfeit before the first decision)."""
+    on_steps = {s.fault_line for s in replay.steps if s.fault_line is not None}
+    return [
+        {**fault_data(event), "line": line}
+        for line, event in enumerate(replay.events[: replay.checked_lines or len(replay.events)], start=1)
+        if event.get("type") == "fault" and line not in on_steps and isinstance(event.get("seat"), int)
+    ]
+
+
+def round_ends(replay: Replay) -> list[dict[str, Any]]:
+    """Each ``round_end`` line replayed, as the record has it, with the decision it follows."""
+    if not replay.checked_lines:
+        return []
+    ends, asked = [], 0
+    steps_by_line = {s.line for s in replay.steps}
+    for line, event in enumerate(replay.events[: replay.checked_lines], start=1):
+        if line in steps_by_line:
+            asked += 1
+        if event.get("type") == "round_end":
+            ends.append({**{k: v for k, v in event.items() if k != "type"}, "after": asked})
+    return ends
+
+
+def result_data(replay: Replay) -> dict[str, Any] | None:
+    """The result line, and how the terminal replay says it (its renderer's words, not new ones)."""
+    result = replay.result
+    if result is None or replay.rules is None:
+        return None
+    if replay.game == "hand":
+        from waraq.referee.replay.render_hand import result_line as hand_result_line
+
+        text = hand_result_line(result, replay.rules)
+    else:
+        from waraq.referee.replay.render_hokm import result_line as hokm_result_line
+
+        text = hokm_result_line(result)
+    data = {k: v for k, v in result.items() if k != "type"}
+    data["text"] = text.removeprefix("Result: ")
+    return data
+
+
+# -- the views ------------------------------------------------------------------
+
+
+def view_field(replay: Replay) -> str:
+    """The request's field holding the view: ``hokm`` or ``hand`` (the ``view`` oneof)."""
+    return "hand" if replay.game == "hand" else "hokm"
+
+
+def all_seat_views(replay: Replay, step: Step) -> list[dict[str, Any]]:
+    """What each seat knew when ``step`` was asked: the view of the request the referee sent the
+    seat asked, and the same message of each other seat's view (what it would have been sent)."""
+    field = view_field(replay)
+    views = []
+    for seat in range(replay.players):
+        if seat == step.seat:
+            views.append(request_json(replay.request(step))[field])
+        else:
+            views.append(request_json(view_message(step.before.view(seat)))[field])
+    return views
+
+
+def view_message(view: Any) -> pb.DecisionRequest:
+    """A request holding just ``view``'s message, written by the wire's own code for requests.
+
+    The wire writes a view only into a request to the seat to act (its header asserts so), and
+    has no public door for the view alone: this calls its writer directly (``_fill_view``)."""
+    request = pb.DecisionRequest()
+    if type(view) is HokmView:
+        wire_hokm._fill_view(request.hokm, view)
+    else:
+        from waraq.referee.wire import hand as wire_hand
+
+        wire_hand._fill_view(request.hand, view)
+    return request
+
+
+def encode_views(views: Sequence[Sequence[dict[str, Any]]]) -> dict[str, Any]:
+    """``views[d][seat]`` as ``{"base": [...], "patch": [...], "refs": [...]}`` (the module docstring)."""
+    if not views:
+        return {"base": [], "patch": [], "refs": []}
+    patches: list[dict[str, Any]] = []
+    known: dict[str, int] = {}
+    refs = []
+    for previous, current in zip(views, views[1:], strict=False):
+        row = []
+        for before, after in zip(previous, current, strict=True):
+            patch = view_patch(before, after)
+            key = json.dumps(patch, sort_keys=True, separators=(",", ":"))
+            if key not in known:
+                known[key] = len(patches)
+                patches.append(patch)
+            row.append(known[key])
+        refs.append(row)
+    return {"base": list(views[0]), "patch": patches, "refs": refs}
+
+
+def view_patch(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """What turns ``before`` into ``after``: the fields that changed; a list as ``[k, tail]``."""
+    patch: dict[str, Any] = {}
+    for key, value in after.items():
+        old = before.get(key)
+        if old == value:
+            continue
+        if isinstance(value, list) and isinstance(old, list):
+            kept = 0
+            while kept < min(len(old), len(value)) and old[kept] == value[kept]:
+                kept += 1
+            patch[key] = [kept, value[kept:]]
+        else:
+            patch[key] = value
+    return patch
+
+
+def seat_views(views: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    """The inverse of :func:`encode_views`: every seat's view at every decision (as viewer.js reads them)."""
+    if not views["base"]:
+        return []
+    rows = [[dict(view) for view in views["base"]]]
+    for refs in views["refs"]:
+        row = []
+        for previous, ref in zip(rows[-1], refs, strict=True):
+            view = dict(previous)
+            for key, value in views["patch"][ref].items():
+                if isinstance(previous.get(key), list):
+                    kept, tail = value
+                    view[key] = previous[key][:kept] + tail
+                else:
+                    view[key] = value
+            row.append(view)
+        rows.append(row)
+    return rows
