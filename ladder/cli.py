@@ -7,7 +7,8 @@
     waraq ladder remove NAME
     waraq ladder run [--matches N | --more N | --until-stable] [--concurrency K] [--confidence P] [--margin E]
                      [--cap N]
-    waraq ladder show [--pairs] [--all] [--bootstrap] [--figures]
+    waraq ladder show [--pairs] [--all] [--bootstrap] [--figures] [--plot]
+    waraq ladder report --html OUT.html [--all]
     waraq ladder export (--csv | --json) [--table standings|pairs|matches|ratings] [-o FILE]
     waraq ladder reinstate NAME | rerate
 
@@ -28,7 +29,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from waraq.ladder import evidence, folder, key_file, ledger, live, table
+from waraq.ladder import evidence, folder, key_file, ledger, live, plot, report, report_html, table
 from waraq.ladder.config import DATABASE, PARTNERS, ConfigError
 from waraq.ladder.live import LiveView, duration
 from waraq.ladder.ratings import environment
@@ -139,6 +140,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     show.add_argument(
         "--figures", action="store_true", help="what the pairing buys: ρ, effective matches per board, the fitted β"
     )
+    show.add_argument("--plot", action="store_true", help="each bot's TrueSkill μ over the matches, drawn here")
+
+    report_ = commands.add_parser(
+        "report",
+        parents=[where],
+        help="the standings, a plot of the ratings, head to head, faults and every match's replay, as one HTML file",
+        description="One HTML file that works offline (no script, no request): the table, each bot's rating "
+        "over the matches, the head-to-head matrix, faults per bot, and a link to each match's replay page, "
+        "written in a folder beside it (OUT's name without .html, then -replays).",
+    )
+    report_.add_argument("--html", type=Path, required=True, metavar="OUT", help="the page to write")
+    report_.add_argument("--all", action="store_true", help="also retired and removed bots")
 
     export = commands.add_parser("export", parents=[where], help="the table, pairs, matches or ratings as CSV or JSON")
     form = export.add_mutually_exclusive_group(required=True)
@@ -383,6 +396,21 @@ def _show(args: argparse.Namespace, console: Console) -> int:
         if args.figures:
             for figure in figures_lines(ladder):
                 console.print(figure, highlight=False, markup=False, soft_wrap=True)
+        if args.plot:
+            found = report.gather(ladder, describe(ladder.config.rules), everyone=args.all)
+            size = plot.size_for((console.width, console.height) if console.is_terminal else None)
+            drawn = plot.ratings_plot(found.histories, size, colour=console.is_terminal and not console.no_color)
+            console.print(Text.from_ansi(drawn), no_wrap=True, crop=False, soft_wrap=True)
+    return 0
+
+
+def _report(args: argparse.Namespace, console: Console) -> int:
+    with folder.open_ladder(args.dir, readonly=True) as ladder:
+        written = report_html.write_report(ladder, args.html, describe(ladder.config.rules), everyone=args.all)
+    replays = f"; {written.replays} replay pages in {written.replay_folder}" if written.replays else ""
+    console.print(
+        f"wrote {written.path} ({written.size:,} bytes){replays}", highlight=False, markup=False, soft_wrap=True
+    )
     return 0
 
 
@@ -445,5 +473,6 @@ COMMANDS = {
     "run": _run,
     "show": _show,
     "export": _export,
+    "report": _report,
     "rerate": _rerate,
 }
