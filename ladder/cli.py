@@ -400,7 +400,7 @@ def _show(args: argparse.Namespace, console: Console) -> int:
             found = report.gather(ladder, describe(ladder.config.rules), everyone=args.all)
             size = plot.size_for((console.width, console.height) if console.is_terminal else None)
             drawn = plot.ratings_plot(found.histories, size, colour=console.is_terminal and not console.no_color)
-            console.print(Text.from_ansi(drawn), no_wrap=True, crop=False, soft_wrap=True)
+            console.file.write(drawn + "\n")  # as drawn: rich would cut its lines to a narrower console
     return 0
 
 

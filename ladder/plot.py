@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from plotext import figure  # type: ignore[import-untyped]  # plotext ships no type hints
+from plotext import figure, terminal  # type: ignore[import-untyped]  # plotext ships no type hints
 
 from waraq.ladder.report import History
 from waraq.ladder.svg import nice_ticks
@@ -43,8 +43,10 @@ def ratings_plot(histories: Sequence[History], size: tuple[int, int], *, colour:
         return "no board is rated yet: nothing to plot"
     width, height = size
     figure.clear()  # plotext keeps one figure for the process: start from a blank one
+    terminal.limit(False, False)  # the size is ours (size_for): not cut to what plotext takes the terminal to be
     try:
         figure.plot_size(width, height)
+        figure.theme("simple")  # coloured lines on the terminal's own background, light or dark
         figure.title("TrueSkill μ over the matches")
         figure.label("matches rated", axis="x")
         figure.label("μ", axis="y")
@@ -59,6 +61,7 @@ def ratings_plot(histories: Sequence[History], size: tuple[int, int], *, colour:
         text = figure.build().string(colorless=not colour)
     finally:
         figure.clear()
+        terminal.limit()
     legend = [f"{marker_of(place)} {history.bot} (μ {history.points[-1].mu:.2f})" for place, history in drawn]
     return text.rstrip("\n") + "\n" + "\n".join(_rows(legend, width))
 
