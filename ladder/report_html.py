@@ -45,7 +45,7 @@ td.cell small { display: block; color: #333; font-size: .78em; } td.self { backg
 td.none { color: #aaa; text-align: center; }
 svg.plot text { font: 11px system-ui, sans-serif; fill: #333; } svg.plot .title { font-weight: 600; }
 svg.plot .grid { stroke: #e4e4e4; } svg.plot .axis, svg.plot .tick-mark { stroke: #555; }
-svg.plot .series { fill: none; stroke-width: 2; } svg.plot .band { fill-opacity: .12; stroke: none; }
+svg.plot .series { fill: none; stroke-width: 2; } svg.plot .whisker { fill: none; stroke-width: 1.5; }
 .empty { padding: 1em; background: #fff8e0; border: 1px solid #e8d9a0; }
 """
 
@@ -176,7 +176,7 @@ def _ratings(report: Report) -> list[str]:
         svg.Series(
             h.bot,
             [(p.rated, p.mu) for p in h.points],
-            band=[(p.rated, p.mu - p.sigma, p.mu + p.sigma) for p in h.points],
+            whisker=(h.points[-1].mu - h.points[-1].sigma, h.points[-1].mu + h.points[-1].sigma),
         )
         for h in report.histories
         if h.points
@@ -184,7 +184,8 @@ def _ratings(report: Report) -> list[str]:
     out = [
         '<h2>Ratings over the matches</h2><section id="ratings">',
         '<p class="note">Each bot\'s TrueSkill μ after every board it played (a board is rated once, after its '
-        "last room), against the number of matches rated by then; the faint band is μ ± σ. This is the rating "
+        "last room), against the number of matches rated by then; the bar right of each line's end is its latest "
+        "μ ± σ. This is the rating "
         "matchmaking reads; the table ranks by the batch Elo, fitted to every board at once.</p>",
     ]
     if series:

@@ -4,16 +4,16 @@ Pure: numbers in, SVG text out; no plotting library and no script, so a page
 that holds one needs nothing but itself. Every string (a series' name comes
 from a bot) is escaped. The DOM it makes, for tests and for styling:
 ``<svg class="plot">`` holds one ``<polyline class="series" data-series=NAME>``
-per series, a ``<polygon class="band">`` behind each series that has a band,
-and a ``<g class="legend">`` with one ``<g class="entry" data-series=NAME>``
-per series.
+per series, a ``<path class="whisker">`` at the last point of each series that
+has one, and a ``<g class="legend">`` with one ``<g class="entry"
+data-series=NAME>`` per series.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from html import escape
 
 # Tableau's ten colours: told apart by most eyes, also by most colour-blind ones.
@@ -28,7 +28,9 @@ MARKERS_UP_TO = 60  # points a series may have and still get a dot at each (more
 class Series:
     name: str
     points: Sequence[tuple[float, float]]  # (x, y), x ascending
-    band: Sequence[tuple[float, float, float]] = field(default=())  # (x, low, high): drawn faint behind the line
+    # (low, high) at the last point, drawn as an error bar there: a band along the whole line muddles
+    # a plot of several series that cross (measured by eye: four bots' ±σ bands were one brown smear).
+    whisker: tuple[float, float] | None = None
     colour: str = ""  # "" : the palette's, by the series' place
 
 
@@ -91,14 +93,14 @@ def line_plot(
 ) -> str:
     """An SVG line plot of ``series`` with both axes, their ticks and labels, and a legend on the right."""
     xs = [x for s in series for x, _ in s.points]
-    ys = [y for s in series for _, y in s.points] + [v for s in series for _, lo, hi in s.band for v in (lo, hi)]
+    ys = [y for s in series for _, y in s.points] + [v for s in series if s.whisker for v in s.whisker]
     if not xs:
         raise ValueError("a line plot of no points")
     x_ticks, y_ticks = nice_ticks(min(xs), max(xs)), nice_ticks(min(ys), max(ys))
     legend_width = 24 + 7 * min(28, max(len(s.name) for s in series))
     frame = Frame(
         x_ticks[0], x_ticks[-1], y_ticks[0], y_ticks[-1],
-        left=56, right=width - legend_width - 16, top=16 + 18 * bool(title), bottom=height - 44,
+        left=56, right=width - legend_width - 16 - 4 * len(series), top=16 + 18 * bool(title), bottom=height - 44,
     )  # fmt: skip
     parts = [
         f'<svg class="plot" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
@@ -109,8 +111,8 @@ def line_plot(
     parts += _axes(frame, x_ticks, y_ticks, x_label, y_label)
     for place, one in enumerate(series):
         colour = one.colour or PALETTE[place % len(PALETTE)]
-        parts += _series(frame, one, colour)
-    parts.append(_legend(series, frame.right + 16, frame.top))
+        parts += _series(frame, one, colour, place)
+    parts.append(_legend(series, frame.right + 16 + 4 * len(series), frame.top))
     parts.append("</svg>")
     return "\n".join(parts)
 
@@ -141,21 +143,26 @@ def _axes(frame: Frame, x_ticks: list[float], y_ticks: list[float], x_label: str
     return out
 
 
-def _series(frame: Frame, one: Series, colour: str) -> list[str]:
+def _series(frame: Frame, one: Series, colour: str, place: int) -> list[str]:
     name = escape(one.name)
-    out = []
-    if one.band:
-        upper = [f"{frame.x(x):.1f},{frame.y(hi):.1f}" for x, _, hi in one.band]
-        lower = [f"{frame.x(x):.1f},{frame.y(lo):.1f}" for x, lo, _ in reversed(one.band)]
-        out.append(f'<polygon class="band" data-series="{name}" fill="{colour}" points="{" ".join(upper + lower)}"/>')
     points = " ".join(f"{frame.x(x):.1f},{frame.y(y):.1f}" for x, y in one.points)
-    out.append(f'<polyline class="series" data-series="{name}" stroke="{colour}" points="{points}"><title>{name}'
-               "</title></polyline>")
+    out = [
+        f'<polyline class="series" data-series="{name}" stroke="{colour}" points="{points}"><title>{name}'
+        "</title></polyline>"
+    ]
     if len(one.points) <= MARKERS_UP_TO:
         out += [
             f'<circle class="marker" cx="{frame.x(x):.1f}" cy="{frame.y(y):.1f}" r="2.5" fill="{colour}"/>'
             for x, y in one.points
         ]
+    if one.whisker is not None and one.points:
+        # Right of the last point, each series a few pixels further, so bars ending together stay apart.
+        x = frame.x(one.points[-1][0]) + 6 + 4 * place
+        low, high = (frame.y(v) for v in one.whisker)
+        out.append(
+            f'<path class="whisker" data-series="{name}" stroke="{colour}" '
+            f'd="M{x - 2:.1f},{low:.1f}H{x + 2:.1f}M{x:.1f},{low:.1f}V{high:.1f}M{x - 2:.1f},{high:.1f}H{x + 2:.1f}"/>'
+        )
     return out
 
 
