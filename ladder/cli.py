@@ -62,7 +62,7 @@ COLUMNS = """Columns:
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "ladder",
-        help="a ladder of bots on duplicate boards: init, add, run, show, export",
+        help="a ladder of bots on duplicate boards: init, add, run, show, report, export",
         description=(
             "A ladder: a folder with ladder.toml (what is played), ladder.sqlite (results, ratings) and records/. "
             "How it ranks and when it stops: docs/ranking.md."
@@ -148,7 +148,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="the standings, a plot of the ratings, head to head, faults and every match's replay, as one HTML file",
         description="One HTML file that works offline (no script, no request): the table, each bot's rating "
         "over the matches, the head-to-head matrix, faults per bot, and a link to each match's replay page, "
-        "written in a folder beside it (OUT's name without .html, then -replays).",
+        "written in a folder beside it (for report.html: report-replays/).",
     )
     report_.add_argument("--html", type=Path, required=True, metavar="OUT", help="the page to write")
     report_.add_argument("--all", action="store_true", help="also retired and removed bots")
