@@ -5,11 +5,14 @@
     waraq replay RECORD --json [--seat N] [--round R [--trick T]]
     waraq replay RECORD|DIR... --ask BOT [--seat N]...
     waraq replay --verify RECORD|DIR...
+    waraq replay RECORD --html OUT.html
+    waraq replay RECORD...|DIR... --html OUTDIR
 
 Parsing and printing only: the work is in :mod:`waraq.referee.replay.walk`,
 :mod:`waraq.referee.replay.reask` and :mod:`waraq.referee.replay.verify`, the text in
 :mod:`waraq.referee.replay.render_hokm` (Hokm) and :mod:`waraq.referee.replay.render_hand` (Hand),
-chosen by the record's game; ``--verify``'s lines are :mod:`waraq.referee.replay.render_verdict`'s.
+chosen by the record's game; ``--verify``'s lines are :mod:`waraq.referee.replay.render_verdict`'s;
+``--html``'s pages are :mod:`waraq.referee.replay.html.write`'s.
 Hand has no tricks: ``--trick`` is Hokm's.
 """
 
@@ -70,6 +73,9 @@ def register(commands: Any) -> None:
                         "list where it decides differently; exit status 0 when it agrees on all")
     replay.add_argument("--verify", action="store_true",
                         help="re-play each record and check every line; the exit status is the number that fail")
+    replay.add_argument("--html", type=Path, metavar="OUT",
+                        help="write the match as one self-contained HTML page to OUT (opens offline, from disk); "
+                        "with a folder of records or several records, OUT is a folder: a page each and index.html")
     replay.add_argument("--startup-ms", type=milliseconds, default=TimeControl.startup_ms,
                         help="--ask: start-up deadline")
     replay.set_defaults(run_command=run)
@@ -80,9 +86,11 @@ def run(args: argparse.Namespace, console: Console) -> int:
         console = Console(color_system=None, highlight=False)
     else:
         console = Console(highlight=False)
-    modes = [name for name in ("step", "json", "ask", "verify") if getattr(args, name)]
+    modes = [name for name in ("step", "json", "ask", "verify", "html") if getattr(args, name)]
     if len(modes) > 1:
         return _usage(f"--{modes[0]} and --{modes[1]} do not go together")
+    if args.html is not None:
+        return _html(console, args)
     if (args.ask or args.verify) and (args.round is not None or args.trick is not None):
         return _usage("--round and --trick are for showing one record, not with --ask or --verify")
     if args.verify:
@@ -202,6 +210,53 @@ def _verify(console: Console, paths: list[Path]) -> int:
         failed += not verdict.ok
     console.print(verify_summary(total, failed))
     return min(failed, MAX_STATUS)
+
+
+def _html(console: Console, args: argparse.Namespace) -> int:
+    """One record -> one page at OUT; a folder or several records -> a page each in the folder OUT,
+    with its index. A broken record still gets its page; like showing it, it makes the status 1."""
+    from waraq.referee.replay.html.write import INDEX, write_folder, write_replay
+
+    if args.seat or args.round is not None or args.trick is not None:
+        return _usage("--seat, --round and --trick are for the terminal: the page holds every seat and decision "
+                      "(its address opens one: OUT.html#d42/s1)")
+    for given in args.records:
+        if not given.exists():
+            return _usage(f"no record at {given}")
+    out: Path = args.html
+    one = len(args.records) == 1 and not args.records[0].is_dir() and not out.is_dir()
+    if one:
+        if not out.parent.is_dir():
+            return _usage(f"--html {out}: no folder {out.parent} to write the page in")
+        replay = load(args.records[0])
+        try:
+            size = write_replay(replay, out)
+        except OSError as error:
+            return _usage(f"--html {out}: cannot write the page: {error.strerror or error}")
+        console.print(f"{out}: {size:,} bytes", markup=False, highlight=False, soft_wrap=True)
+        return _broken([replay])
+    paths = record_paths(args.records)
+    if not paths:
+        return _usage("no records (*.jsonl, *.jsonl.gz) in " + ", ".join(map(str, args.records)))
+    if out.exists() and not out.is_dir():
+        return _usage(f"--html {out}: is a file; with a folder or several records, OUT is a folder for the pages")
+    written: list[Replay] = []
+    try:
+        pages = write_folder(paths, out, on_page=lambda replay, _page: written.append(replay))
+    except OSError as error:
+        return _usage(f"--html {out}: cannot write the pages: {error.strerror or error}")
+    console.print(f"{out / INDEX}: {len(pages)} page{'s' if len(pages) != 1 else ''}", markup=False, soft_wrap=True)
+    return _broken(written)
+
+
+def _broken(replays: list[Replay]) -> int:
+    """1 when a record did not replay whole (its page says why; one error line each here), else 0."""
+    status = 0
+    for replay in replays:
+        if not replay.ok:
+            print_error(f"{replay.path}: {replay.status}: {replay.problem}")
+            status = 1
+    return status
 
 
 async def _ask(console: Console, args: argparse.Namespace) -> int:

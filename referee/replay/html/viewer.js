@@ -1,1 +1,597 @@
-// placeholder
+/* The replay page's viewer (waraq replay --html): draws one decision of a recorded match at a time.
+ *
+ * Its data is the page's JSON element #waraq-data (referee/replay/html/page.py, escaped by write.py):
+ * the steps (one per decision), and every seat's view at every decision, patched view to view. A seat's
+ * view is drawn from that seat's views alone; the all-hands view draws each seat's hand from that
+ * seat's own view. So the page shows a seat nothing its requests did not hold.
+ *
+ * The DOM is a contract for the tests (tests/browser/test_replay_page.py): every card is an element
+ * with data-card="AS" (Hand: "7H#1", "JK#0"); every hand is .hand[data-seat]; #waraq carries
+ * data-mode ("all" or "seat") and data-seat; #decision carries data-n and data-total.
+ * Keys: ArrowLeft/ArrowRight one decision, Home/End the ends, space plays and pauses.
+ * The URL's fragment names the decision and the view: #d42 (all hands) or #d42/s1 (seat 1's view).
+ */
+"use strict";
+(function () {
+  const data = JSON.parse(document.getElementById("waraq-data").textContent);
+  const root = document.getElementById("waraq");
+  const match = data.match;
+  const game = match.game;
+  const players = match.players;
+  const steps = data.steps;
+  const total = steps.length;
+  const views = decodeViews(data.views);
+  const SUIT_SYMBOL = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
+  const SUIT_NAME = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+  const SPEEDS = [0.5, 1, 2, 4, 8, 16]; // decisions a second
+  // Kinds whose answer the other seats learn (a card played, a trump named, a redeal or a bam called,
+  // Hand's take and turn); a 2-player Hokm discard or draw choice stays the seat's own.
+  const PUBLIC_KINDS = new Set(["PLAY", "TRUMP", "REDEAL", "BAM", "TAKE", "TURN"]);
+
+  const at = { n: total ? 1 : 0, seat: null, playing: false, speed: 2, timer: null };
+
+  // -- the data --------------------------------------------------------------------------------
+
+  /** views.base[seat], then at each later decision a patch per seat: the inverse of page.py's encode_views. */
+  function decodeViews(encoded) {
+    if (!encoded.base.length) return [];
+    const rows = [encoded.base.map((v) => Object.assign({}, v))];
+    for (const refs of encoded.refs) {
+      const previous = rows[rows.length - 1];
+      rows.push(refs.map((ref, seat) => {
+        const view = Object.assign({}, previous[seat]);
+        const patch = encoded.patch[ref];
+        for (const key of Object.keys(patch)) {
+          if (Array.isArray(previous[seat][key])) {
+            const [kept, tail] = patch[key];
+            view[key] = previous[seat][key].slice(0, kept).concat(tail);
+          } else {
+            view[key] = patch[key];
+          }
+        }
+        return view;
+      }));
+    }
+    return rows;
+  }
+
+  function seatName(seat) {
+    const entry = match.seats[seat];
+    return entry ? entry.bot : "?";
+  }
+
+  function sideName(side) {
+    const seats = [];
+    for (let s = side; s < players; s += match.teams) seats.push("s" + s);
+    return seats.join("+");
+  }
+
+  function bySide(values) {
+    return values.map((v, side) => sideName(side) + " " + v).join(", ");
+  }
+
+  // -- small elements ------------------------------------------------------------------------------
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key === "class") node.className = value;
+      else if (key === "text") node.textContent = value;
+      else node.setAttribute(key, value === true ? "" : String(value));
+    }
+    for (const child of children.flat()) {
+      if (child === null || child === undefined || child === false) continue;
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return node;
+  }
+
+  /** "10H" -> rank 10 of hearts; Hand's "7H#1" is its copy 1; "JK#0" a joker. */
+  function cardParts(name) {
+    const [face, copy] = name.split("#");
+    if (face === "JK") return { rank: "JK", suit: null, copy: copy };
+    return { rank: face.slice(0, -1), suit: face.slice(-1), copy: copy };
+  }
+
+  function card(name, extra) {
+    const parts = cardParts(name);
+    const red = parts.suit === "H" || parts.suit === "D";
+    const classes = ["card", parts.suit ? (red ? "red" : "black") : "joker", extra || ""].join(" ").trim();
+    const label = parts.suit ? parts.rank + " of " + SUIT_NAME[parts.suit] : "joker";
+    return el("span", { class: classes, "data-card": name, title: name, "aria-label": label },
+      el("b", { text: parts.suit ? parts.rank : "\u2605" }),
+      el("i", { text: parts.suit ? SUIT_SYMBOL[parts.suit] : "JK" }));
+  }
+
+  const SUIT_ORDER = "SHDC", RANK_ORDER = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"];
+
+  /** A hand to show: Hokm's views hold it in card order already; Hand's, by copy, so the two 7H apart. */
+  function inOrder(names) {
+    if (game !== "hand") return names;
+    const key = (name) => {
+      const p = cardParts(name);
+      return p.suit ? SUIT_ORDER.indexOf(p.suit) * 100 + RANK_ORDER.indexOf(p.rank) * 2 + Number(p.copy || 0) : 1000 + Number(p.copy || 0);
+    };
+    return names.slice().sort((a, b) => key(a) - key(b));
+  }
+
+  function backs(count) {
+    const row = [];
+    for (let i = 0; i < count; i++) row.push(el("span", { class: "card back", "aria-hidden": "true" }));
+    return row;
+  }
+
+  function suit(letter) {
+    const red = letter === "H" || letter === "D";
+    return el("span", { class: "suit " + (red ? "red" : "black"), "data-suit": letter, title: SUIT_NAME[letter] },
+      SUIT_SYMBOL[letter]);
+  }
+
+  function cards(names) {
+    return el("span", { class: "cards" }, names.map((n) => card(n)));
+  }
+
+  function ms(value) {
+    return value === null || value === undefined ? "?" : (Math.round(value * 1000) / 1000).toLocaleString("en") + " ms";
+  }
+
+  // -- actions, as the record spells them ---------------------------------------------------------
+
+  /** A request's legal action (protobuf JSON: {card}, {suit}, {discard: {cards}}, {draw}, {answer}, {take}). */
+  function legalAction(action) {
+    if ("card" in action) return card(action.card);
+    if ("suit" in action) return suit(action.suit);
+    if ("discard" in action) return cards(action.discard.cards || []);
+    if ("draw" in action) return el("span", { class: "word", text: action.draw });
+    if ("answer" in action) return el("span", { class: "word", text: action.answer ? "yes" : "no" });
+    if ("take" in action) return el("span", { class: "word", text: action.take });
+    return el("span", { class: "word", text: JSON.stringify(action) });
+  }
+
+  /** A record's action of ``kind`` (a card, a suit letter, a list, "keep", true, a Hand turn). */
+  function recordAction(kind, action) {
+    if (action === null || action === undefined) return el("span", { class: "word", text: "none" });
+    if (kind === "PLAY") return card(action);
+    if (kind === "TRUMP") return suit(action);
+    if (kind === "DISCARD") return cards(action);
+    if (kind === "REDEAL" || kind === "BAM") return el("span", { class: "word", text: action ? "yes" : "no" });
+    if (kind === "TURN") return turnSteps(action);
+    return el("span", { class: "word", text: String(action) });
+  }
+
+  function turnSteps(turn) {
+    const list = el("ol", { class: "turn" });
+    for (const step of turn.steps || []) {
+      if ("meld" in step) list.append(el("li", {}, "meld ", cards(step.meld)));
+      else if ("add" in step) {
+        list.append(el("li", {}, "add ", cards(step.cards), " to #" + step.add + (step.at ? " at the " + step.at + " end" : "")));
+      } else if ("swap" in step) list.append(el("li", {}, "swap ", card(step.card), " for the joker of #" + step.swap));
+    }
+    list.append(el("li", {}, "discard ", card(turn.discard)));
+    return list;
+  }
+
+  function sameAction(kind, legal, action) {
+    if ("card" in legal) return legal.card === action;
+    if ("suit" in legal) return legal.suit === action;
+    if ("draw" in legal) return legal.draw === action;
+    if ("answer" in legal) return legal.answer === action;
+    if ("take" in legal) return legal.take === action;
+    if ("discard" in legal) {
+      const a = (legal.discard.cards || []).slice().sort(), b = (action || []).slice().sort();
+      return a.length === b.length && a.every((c, i) => c === b[i]);
+    }
+    return false;
+  }
+
+  // -- the page's frame, built once ----------------------------------------------------------------
+
+  const frame = {};
+
+  function build() {
+    root.setAttribute("data-game", game || "");
+    const who = match.seats.map((s) => "s" + s.seat + " " + s.bot + (s.version ? " " + s.version : "")).join(", ");
+    const rules = match.rules ? Object.entries(match.rules).map(([k, v]) => k + "=" + JSON.stringify(v)).join(" ") : "";
+    const tc = match.time_control || {};
+    const header = el("header", {},
+      el("h1", {}, (game === "hand" ? "Hand" : "Hokm") + " replay: " + match.match_id),
+      el("p", { class: "meta" }, who),
+      el("p", { class: "meta small" },
+        [data.file, match.seed !== undefined && match.seed !== null ? "seed " + match.seed : null,
+          match.started ? "started " + match.started : null,
+          match.policy ? "policy " + match.policy : null,
+          tc.decision_ms !== undefined ? ms(tc.decision_ms) + " a decision, " + ms(tc.bank_ms) + " bank" : null]
+          .filter(Boolean).join(" \u00b7 ")),
+      rules ? el("p", { class: "meta small rules" }, rules) : null);
+    root.append(header);
+
+    if (data.status !== "ok") {
+      root.append(el("p", { class: "banner bad", id: "status", "data-status": data.status },
+        el("b", {}, "This record is " + data.status + ": "), data.problem || "",
+        total ? " It is shown as far as it replays." : ""));
+    }
+    const result = data.result;
+    if (result) {
+      const reason = result.reason;
+      const banner = el("div", { class: "banner " + (reason === "forfeit" || reason === "aborted" ? "bad" : "good"),
+        id: "result", "data-reason": reason });
+      if (reason === "forfeit") banner.append(el("b", {}, "Forfeit. "));
+      else if (reason === "aborted") banner.append(el("b", {}, "Aborted. "));
+      banner.append(el("span", {}, result.text));
+      for (const fault of forfeitFaults()) banner.append(el("div", { class: "fault-line" }, faultLine(fault, true)));
+      root.append(banner);
+    }
+    if (!total) {
+      root.append(el("p", { class: "banner", id: "empty" }, "No decision to show: the record has none that replays."));
+      for (const fault of data.opening_faults) root.append(el("p", { class: "fault-line" }, faultLine(fault, true)));
+      root.append(el("span", { id: "decision", "data-n": 0, "data-total": 0, hidden: true }, "0 / 0"));
+      return;
+    }
+
+    frame.controls = el("div", { class: "controls" });
+    frame.scrubber = el("input", { type: "range", id: "scrubber", min: 1, max: total, value: 1, "aria-label": "decision" });
+    frame.scrubber.addEventListener("input", () => go(Number(frame.scrubber.value)));
+    frame.decision = el("span", { id: "decision", "aria-live": "polite" });
+    const button = (id, label, title, action) => {
+      const b = el("button", { id: id, type: "button", title: title }, label);
+      b.addEventListener("click", action);
+      return b;
+    };
+    frame.play = button("play", "\u25b6", "play / pause (space)", togglePlay);
+    frame.speed = el("select", { id: "speed", title: "play speed" },
+      SPEEDS.map((s) => el("option", { value: s, selected: s === at.speed }, s + "/s")));
+    frame.speed.addEventListener("change", () => { at.speed = Number(frame.speed.value); if (at.playing) schedule(); });
+    frame.view = el("select", { id: "view", title: "whose view" },
+      el("option", { value: "all" }, "all hands"),
+      match.seats.map((s) => el("option", { value: "s" + s.seat }, "s" + s.seat + "'s view (" + s.bot + ")")));
+    frame.view.addEventListener("change", () => {
+      at.seat = frame.view.value === "all" ? null : Number(frame.view.value.slice(1));
+      render();
+    });
+    frame.round = el("select", { id: "jump-round", title: "jump to a round" }, el("option", { value: "" }, "round\u2026"),
+      rounds().map((r) => el("option", { value: r }, "round " + r)));
+    frame.round.addEventListener("change", () => {
+      const r = Number(frame.round.value);
+      const first = steps.find((s) => s.round === r);
+      if (first) go(first.n);
+    });
+    frame.trick = el("select", { id: "jump-trick", title: "jump to a trick of this round", hidden: game !== "hokm" });
+    frame.trick.addEventListener("change", () => {
+      const [r, t] = frame.trick.value.split(".").map(Number);
+      const first = steps.find((s) => s.round === r && s.trick === t);
+      if (first) go(first.n);
+    });
+    frame.controls.append(
+      button("first", "|\u25c0", "first decision (Home)", () => go(1)),
+      button("back", "\u25c0", "one decision back (\u2190)", () => go(at.n - 1)),
+      frame.play,
+      button("next", "\u25b6\u25b6", "one decision on (\u2192)", () => go(at.n + 1)),
+      button("last", "\u25b6|", "last decision (End)", () => go(total)),
+      frame.scrubber, frame.decision, frame.speed, frame.round, frame.trick, frame.view);
+    root.append(frame.controls);
+
+    frame.body = el("div", { class: "body" });
+    frame.table = el("section", { class: "table seats-" + players, id: "table", "aria-label": "the table" });
+    frame.panel = el("section", { class: "panel", id: "panel", "aria-label": "the decision" });
+    frame.body.append(frame.table, frame.panel);
+    root.append(frame.body);
+    root.append(el("p", { class: "keys" },
+      "Keys: \u2190 \u2192 one decision, Home / End the ends, space plays and pauses. " +
+      "This page's address ends in #d" + "N or #dN/sS: send it to open decision N, in seat S's view."));
+  }
+
+  function rounds() {
+    return [...new Set(steps.map((s) => s.round))];
+  }
+
+  /** The faults that ended the match (a forfeit): on its last question, or when the seats were opened. */
+  function forfeitFaults() {
+    const faulty = new Set((data.result && data.result.faulty) || []);
+    const found = [];
+    for (const f of data.opening_faults) if (faulty.has(f.seat)) found.push(f);
+    for (const s of steps) if (s.fault && faulty.has(s.fault.seat) && s.action === null) found.push(s.fault);
+    return found;
+  }
+
+  function faultLine(fault, withDetail) {
+    const line = el("span", { class: "fault", "data-kind": fault.kind, "data-code": fault.code || "" },
+      el("b", {}, "fault: s" + fault.seat + " (" + seatName(fault.seat) + ") " + fault.kind),
+      fault.code ? " " + fault.code : "");
+    if (withDetail && fault.detail) line.append(": " + fault.detail);
+    if (!withDetail) line.append(" (its detail is that seat's own)");
+    if ("substituted" in fault) {
+      line.append("; played for it: ", typeof fault.substituted === "object" && fault.substituted !== null && !Array.isArray(fault.substituted)
+        ? turnSteps(fault.substituted) : String(Array.isArray(fault.substituted) ? fault.substituted.join(" ") : fault.substituted));
+    } else if (withDetail) {
+      line.append("; nothing was played for it");
+    }
+    return line;
+  }
+
+  // -- one decision ---------------------------------------------------------------------------------
+
+  function render() {
+    const step = steps[at.n - 1];
+    const row = views[at.n - 1];
+    const seen = at.seat === null ? null : at.seat;
+    root.setAttribute("data-mode", seen === null ? "all" : "seat");
+    if (seen === null) root.removeAttribute("data-seat"); else root.setAttribute("data-seat", seen);
+    frame.view.value = seen === null ? "all" : "s" + seen;
+    frame.scrubber.value = at.n;
+    frame.decision.textContent = at.n + " / " + total;
+    frame.decision.setAttribute("data-n", at.n);
+    frame.decision.setAttribute("data-total", total);
+    frame.round.value = String(step.round);
+    fillTricks(step);
+    // The public facts come from the view of the seat looked through, or of the seat asked.
+    const publicView = row[seen === null ? step.seat : seen];
+    frame.table.replaceChildren(...(game === "hand" ? handTable(step, row, seen, publicView) : hokmTable(step, row, seen, publicView)));
+    frame.panel.replaceChildren(...panel(step, row, seen));
+    writeFragment();
+  }
+
+  function fillTricks(step) {
+    if (game !== "hokm") return;
+    const tricks = [...new Set(steps.filter((s) => s.round === step.round && s.trick).map((s) => s.trick))];
+    const key = step.round + ":" + tricks.length;
+    if (frame.trick.getAttribute("data-key") !== key) {
+      frame.trick.replaceChildren(el("option", { value: "" }, "trick\u2026"),
+        ...tricks.map((t) => el("option", { value: step.round + "." + t }, "trick " + t)));
+      frame.trick.setAttribute("data-key", key);
+    }
+    frame.trick.value = step.trick ? step.round + "." + step.trick : "";
+  }
+
+  /** Where each seat sits: the seat looked through (else s0) at the bottom, the others in play order. */
+  function positions(seen) {
+    const places = { 2: ["south", "north"], 3: ["south", "east", "west"], 4: ["south", "east", "north", "west"] }[players]
+      || ["south", "east", "north", "west"];
+    const base = seen === null ? 0 : seen;
+    const at = {};
+    for (let i = 0; i < players; i++) at[(base + i) % players] = places[i];
+    return at;
+  }
+
+  function seatBox(seat, step, row, seen, place, extra) {
+    const mine = seen === null || seen === seat;
+    const view = row[mine ? seat : seen]; // the hand: only ever from the seat's own view
+    const badges = [];
+    if (game === "hokm" && view.hakem === seat) badges.push(el("span", { class: "badge hakem" }, "hakem"));
+    if (step.seat === seat) badges.push(el("span", { class: "badge act" }, "to " + step.kind));
+    if (game === "hand" && view.opened[seat]) badges.push(el("span", { class: "badge" }, "opened"));
+    if (match.teams && match.teams < players) badges.push(el("span", { class: "badge team" }, sideName(seat % match.teams)));
+    const size = view.hand_sizes[seat];
+    const hand = el("div", { class: "hand", "data-seat": seat, "data-size": size },
+      mine ? inOrder(row[seat].hand).map((n) => card(n, step.seat === seat && step.kind === "PLAY" && step.action === n ? "chosen" : ""))
+        : backs(size));
+    const box = el("div", { class: "seat " + place + (step.seat === seat ? " acting" : "") + (mine ? " shown" : " hidden"),
+      "data-seat-box": seat },
+      el("div", { class: "who" }, el("b", {}, "s" + seat), " " + seatName(seat), badges,
+        el("span", { class: "count" }, size + " card" + (size === 1 ? "" : "s"))),
+      hand, extra || null);
+    return box;
+  }
+
+  function hokmTable(step, row, seen, view) {
+    const place = positions(seen);
+    const out = [];
+    for (let seat = 0; seat < players; seat++) {
+      const mine = seen === null || seen === seat;
+      const own = row[seat];
+      const extra = [];
+      if (mine && own.discarded.length) extra.push(el("div", { class: "aside" }, "discarded ", cards(own.discarded)));
+      if (mine && own.draws.length) {
+        extra.push(el("div", { class: "aside" }, "draws: ", own.draws.map((d, i) => el("span", { class: "draw" },
+          i ? "; " : "", d.choice === "pass" ? ["passed ", card(d.offered), ", took ", card(d.second)]
+            : ["kept ", card(d.offered), d.second ? [", burned ", card(d.second)] : ", burned a card unseen"]))));
+      }
+      if (mine && own.offered) extra.push(el("div", { class: "aside" }, "offered ", card(own.offered)));
+      const won = view.tricks_won[seat];
+      extra.push(el("div", { class: "won" }, "tricks won: " + won));
+      out.push(seatBox(seat, step, row, seen, place[seat], extra));
+    }
+    const trick = el("div", { class: "trick", id: "trick", "aria-label": "the trick in play" },
+      view.trick.map((p) => el("div", { class: "play " + place[p.seat], "data-seat": p.seat }, card(p.card),
+        el("small", {}, "s" + p.seat))));
+    const trump = view.trump ? [suit(view.trump), " " + SUIT_NAME[view.trump]] : ["not named yet"];
+    const teams = match.teams;
+    const wonBySide = [];
+    for (let side = 0; side < teams; side++) {
+      let sum = 0;
+      for (let s = side; s < players; s += teams) sum += view.tricks_won[s];
+      wonBySide.push(sum);
+    }
+    const info = el("div", { class: "info", id: "info" },
+      el("div", { id: "trump", "data-trump": view.trump || "" }, "Trump: ", trump),
+      el("div", { id: "hakem", "data-hakem": view.hakem }, "Hakem: s" + view.hakem + " (" + seatName(view.hakem) + ")"),
+      el("div", { id: "round" }, "Round " + view.round + (step.trick ? ", trick " + step.trick : "") +
+        (view.bam ? " \u00b7 bam called: its side plays all 13 tricks" : "")),
+      el("div", { id: "round-score" }, "Tricks this round: " + bySide(wonBySide)),
+      el("div", { id: "match-score" }, "Match: " + bySide(view.scores) + " (to " + (match.rules || {}).target_score + ")"));
+    const center = el("div", { class: "center" }, info, trick);
+    if (view.tricks.length) {
+      const last = view.tricks[view.tricks.length - 1];
+      center.append(el("div", { class: "last-trick", id: "last-trick" }, "last trick (" + view.tricks.length + "): ",
+        last.cards.map((c, i) => el("span", { class: "play-small", "data-seat": (last.leader + i) % players }, card(c),
+          el("small", {}, "s" + ((last.leader + i) % players)))),
+        el("span", {}, "won by s" + last.winner)));
+    }
+    for (const shown of view.redeals) {
+      center.append(el("div", { class: "aside" }, "s" + shown.hakem + " showed ", cards(shown.cards), " for a redeal"));
+    }
+    out.push(center);
+    return out;
+  }
+
+  function handTable(step, row, seen, view) {
+    const place = positions(seen);
+    const out = [];
+    for (let seat = 0; seat < players; seat++) {
+      const mine = seen === null || seen === seat;
+      const own = row[seat];
+      const extra = [];
+      if (mine && own.drawn) extra.push(el("div", { class: "aside" }, "drew ", card(own.drawn)));
+      if (mine && own.took) extra.push(el("div", { class: "aside" }, "took ", card(own.took), " from the pile: it must be laid this turn"));
+      out.push(seatBox(seat, step, row, seen, place[seat], extra));
+    }
+    const melds = el("div", { class: "melds", id: "melds" });
+    for (let owner = 0; owner < players; owner++) {
+      const laid = view.melds.map((m, i) => [m, i]).filter(([m]) => m.owner === owner);
+      if (!laid.length) continue;
+      melds.append(el("div", { class: "owner", "data-owner": owner }, el("b", {}, "s" + owner + "'s melds"),
+        laid.map(([m, i]) => el("div", { class: "meld", "data-meld": i, "data-owner": owner, "data-kind": m.kind },
+          el("small", {}, "#" + i + " " + m.kind + (m.joker_as ? " (joker as " + m.joker_as + ")" : "")), cards(m.cards)))));
+    }
+    if (!melds.childNodes.length) melds.append(el("p", { class: "small" }, "No meld on the table yet."));
+    const top = view.pile.length ? view.pile[view.pile.length - 1] : null;
+    const info = el("div", { class: "info", id: "info" },
+      el("div", { id: "round" }, "Round " + view.round + " of " + (match.rules || {}).rounds + ", first s" + view.first),
+      el("div", { id: "pile", "data-size": view.pile.length }, "Pile: ",
+        el("span", { id: "pile-top" }, top ? card(top) : "empty"), top ? " on " + (view.pile.length - 1) + " more" : ""),
+      el("div", { id: "stock", "data-size": view.stock_size }, "Stock: " + view.stock_size + " cards"),
+      el("div", { id: "match-score" }, "Score: " + bySide(view.scores) + " (lower is better)"));
+    out.push(el("div", { class: "center" }, info, melds));
+    return out;
+  }
+
+  function panel(step, row, seen) {
+    const mine = seen === null || seen === step.seat;
+    const out = [];
+    const where = "round " + step.round + (step.trick ? ", trick " + step.trick : "");
+    out.push(el("h2", {}, "Decision " + step.n + " of " + total));
+    out.push(el("p", { class: "small" }, "record line " + step.line + " \u00b7 " + where +
+      (seen === null ? " \u00b7 all hands" : " \u00b7 as s" + seen + " (" + seatName(seen) + ") saw it")));
+    out.push(el("p", { id: "actor", "data-seat": step.seat, "data-kind": step.kind },
+      el("b", {}, "s" + step.seat + " (" + seatName(step.seat) + ")"), " to " + step.kind));
+    if (mine) {
+      if (step.legal.length) {
+        out.push(el("div", { id: "legal" }, el("span", { class: "label" }, "Legal: "),
+          step.legal.map((a) => el("span", { class: "legal" + (sameAction(step.kind, a, step.action) ? " chosen" : "") }, legalAction(a)))));
+      } else if (step.kind === "TURN") {
+        out.push(el("div", { id: "legal", class: "small" }, "Legal: a TURN lists none; the referee checks the whole turn."));
+      }
+      out.push(el("div", { id: "action" }, el("span", { class: "label" }, "Played: "),
+        step.action === null ? el("span", { class: "word bad" }, "nothing: the match ended on this question's fault")
+          : recordAction(step.kind, step.action)));
+      if (step.note) out.push(el("div", { id: "note" }, el("span", { class: "label" }, "Note: "), el("q", {}, step.note)));
+    } else {
+      out.push(el("p", { id: "hidden-choice", class: "small" },
+        "s" + seen + " does not see s" + step.seat + "'s legal actions, choice or note now" +
+        (PUBLIC_KINDS.has(step.kind) ? "; what it played shows at the next decision." : ".")));
+    }
+    out.push(timeLine(step));
+    if (step.fault) out.push(el("div", { id: "fault", class: "banner bad", "data-kind": step.fault.kind, "data-code": step.fault.code || "" },
+      faultLine(step.fault, mine)));
+    if (step.sent === false) out.push(el("p", { class: "small bad" }, "Not sent: the seat was already lost."));
+    const ended = data.rounds.filter((r) => r.after < step.n || (step.n === total && r.after <= step.n));
+    if (ended.length) {
+      out.push(el("h3", {}, "Rounds"));
+      out.push(el("table", { class: "rounds", id: "rounds" }, ended.map((r) => el("tr", { "data-round": r.round },
+        el("td", {}, "round " + r.round), el("td", {}, roundWords(r))))));
+    }
+    if (step.n === total && data.result) out.push(el("p", { id: "end", class: "end" }, "Then: " + data.result.text));
+    return out;
+  }
+
+  function timeLine(step) {
+    const tc = match.time_control || {};
+    const deadline = tc.decision_ms, bank = tc.bank_ms;
+    const share = deadline ? Math.min(1, (step.ms || 0) / deadline) : 0;
+    const bar = el("span", { class: "bar" + ((step.ms || 0) > deadline ? " over" : "") },
+      el("span", { style: null }));
+    bar.firstChild.style.width = (share * 100).toFixed(1) + "%";
+    return el("div", { id: "time" }, el("span", { class: "label" }, "Time: "),
+      ms(step.ms) + (step.bot_ms !== undefined ? " (bot says " + ms(step.bot_ms) + ")" : "") +
+      " of a " + ms(deadline) + " deadline; bank " + ms(step.bank_ms) + " of " + ms(bank) + " left when asked; seq " + step.seq,
+      bar);
+  }
+
+  function roundWords(r) {
+    if (game === "hand") {
+      if (r.void) return "void: dealt again";
+      return "s" + r.out + " goes out" + (r.hand ? " (a hand: charges doubled)" : "") + "; charges " +
+        r.charges.map((c, s) => "s" + s + " " + c).join(", ") + "; score " + bySide(r.score);
+    }
+    const side = r.points.findIndex((p) => p);
+    const kot = { kot: " (kot)", hakem_kot: " (hakem-kot)" }[r.kot] || "";
+    const bam = { won: ", bam won", lost: ", bam lost" }[r.bam] || "";
+    const won = side < 0 ? "no points" : sideName(side) + " +" + r.points[side] + kot + bam;
+    const tricks = [];
+    for (let s = 0; s < match.teams; s++) {
+      let sum = 0;
+      for (let t = s; t < players; t += match.teams) sum += r.tricks[t] || 0;
+      tricks.push(sum);
+    }
+    return "hakem s" + r.hakem + ", trump " + SUIT_SYMBOL[r.trump] + "; tricks " + tricks.join("-") + ": " + won +
+      "; score " + r.score.join("-");
+  }
+
+  // -- moving -----------------------------------------------------------------------------------------
+
+  function go(n) {
+    const next = Math.max(1, Math.min(total, n));
+    if (next === at.n && frame.decision.hasAttribute("data-n")) return;
+    at.n = next;
+    render();
+  }
+
+  function schedule() {
+    clearTimeout(at.timer);
+    at.timer = setTimeout(() => {
+      if (!at.playing) return;
+      if (at.n >= total) { togglePlay(); return; }
+      go(at.n + 1);
+      schedule();
+    }, 1000 / at.speed);
+  }
+
+  function togglePlay() {
+    at.playing = !at.playing && at.n < total;
+    frame.play.textContent = at.playing ? "| |" : "\u25b6";
+    root.setAttribute("data-playing", at.playing ? "yes" : "no");
+    if (at.playing) schedule(); else clearTimeout(at.timer);
+  }
+
+  function onKey(event) {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const target = event.target;
+    if (target && target.tagName === "SELECT") return; // its own arrows choose an option
+    const moves = { ArrowRight: () => go(at.n + 1), ArrowLeft: () => go(at.n - 1), Home: () => go(1), End: () => go(total),
+      " ": togglePlay };
+    const move = moves[event.key];
+    if (!move) return;
+    event.preventDefault(); // the scrubber would move too, and space would scroll
+    move();
+  }
+
+  // -- the fragment: #d42, #d42/s1 ------------------------------------------------------------------
+
+  function readFragment() {
+    const found = /^#d(\d+)(?:\/s(\d+))?$/.exec(location.hash);
+    if (!found) return false;
+    at.n = Math.max(1, Math.min(total, Number(found[1])));
+    const seat = found[2] === undefined ? null : Number(found[2]);
+    at.seat = seat !== null && seat < players ? seat : null;
+    return true;
+  }
+
+  function writeFragment() {
+    const fragment = "#d" + at.n + (at.seat === null ? "" : "/s" + at.seat);
+    if (location.hash === fragment) return;
+    try {
+      history.replaceState(null, "", fragment);
+    } catch (error) { // some browsers refuse it for a file: page; replace() keeps history short as well
+      location.replace(fragment);
+    }
+  }
+
+  build();
+  if (total) {
+    readFragment();
+    render();
+    document.addEventListener("keydown", onKey);
+    window.addEventListener("hashchange", () => { if (readFragment()) render(); });
+  }
+  root.setAttribute("data-ready", "yes");
+})();

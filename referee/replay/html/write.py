@@ -15,7 +15,7 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -63,23 +63,36 @@ def write_page(record: Path, out: Path) -> int:
     """Write ``record``'s page to ``out``; the bytes written. Never raises for a bad record: its
     page says what is wrong, and shows it as far as it replays. (Raises OSError when ``out``
     cannot be written.)"""
-    data = render_page(load(record)).encode("utf-8")
+    return write_replay(load(record), out)
+
+
+def write_replay(replay: Replay, out: Path) -> int:
+    """Write the page of a record already loaded; the bytes written."""
+    data = render_page(replay).encode("utf-8")
     out.write_bytes(data)
     return len(data)
 
 
-def write_folder(records: Sequence[Path], out_dir: Path, *, index: bool = True) -> list[Path]:
+def write_folder(
+    records: Sequence[Path],
+    out_dir: Path,
+    *,
+    index: bool = True,
+    on_page: Callable[[Replay, Path], None] | None = None,
+) -> list[Path]:
     """A page for each record in ``out_dir`` (made if need be), named after the record
     (:func:`page_names`), and with ``index``, ``out_dir/index.html`` listing them; the pages'
-    paths, in the order of ``records``."""
+    paths, in the order of ``records``. ``on_page(replay, page)`` is called as each is written."""
     out_dir.mkdir(parents=True, exist_ok=True)
     pages, rows = [], []
     for record, name in zip(records, page_names(records), strict=True):
         replay = load(record)
         out = out_dir / name
-        out.write_bytes(render_page(replay).encode("utf-8"))
+        write_replay(replay, out)
         pages.append(out)
         rows.append(_index_row(replay, name))
+        if on_page is not None:
+            on_page(replay, out)
     if index:
         (out_dir / INDEX).write_text(index_page(rows, title=f"{len(rows)} replays"), encoding="utf-8")
     return pages
