@@ -98,7 +98,7 @@ def render(report: Report, links: Mapping[int, str], *, now: datetime | None = N
     """The whole page; ``links``: match id -> a relative link to its replay (a match without one is listed
     unlinked)."""
     when = (now or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
-    title = f"Ladder {report.folder.name}"
+    title = f"Ladder {report.folder.resolve().name}"  # resolved: `-C .` (the default) has no name of its own
     about = (
         f"{report.description}: {report.played} match{'es' * (report.played != 1)} played"
         + (f", {report.planned} planned" if report.planned else "")

@@ -146,6 +146,14 @@ def test_the_report_command_writes_one_page_and_a_replay_page_per_match_linked_r
     assert all((moved / href).is_file() for href in links if href)
 
 
+def test_run_in_the_ladder_folder_the_page_is_titled_by_its_name(played, tmp_path):
+    out = tmp_path / "here.html"
+    env = {**os.environ, "NO_COLOR": "1"}
+    done = subprocess.run([WARAQ, "ladder", "report", "--html", str(out)], cwd=played, capture_output=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert f"<title>Ladder {played.name}</title>" in out.read_text(encoding="utf-8")
+
+
 def test_every_string_a_bot_chose_is_escaped_and_the_page_has_no_script(gathered):
     text = report_html.render(gathered, {})
     assert "<script" not in text.lower()  # neither the bot's nor any of the page's own
