@@ -32,7 +32,7 @@ from waraq.referee.games.hokm.engine import BAM, DISCARD, DRAW, KEEP, PASS, PLAY
 Decision = tuple[Any, str]
 
 
-def _low_key(card: int, trump: int | None) -> tuple[bool, int]:
+def low_key(card: int, trump: int | None) -> tuple[bool, int]:
     """Cheapness of a card to give away: any side card before a trump, then by rank."""
     return (card // 13 == trump, card % 13)
 
@@ -51,13 +51,14 @@ def greedy_follow(legal: Sequence[int], trick: Sequence[int], trump: int | None,
     """
     if not partner_winning:
         best = trick[winning_index(trick, trump)]
-        beating = [c for c in legal if _beats(c, best, trump)]
+        beating = [c for c in legal if beats(c, best, trump)]
         if beating:
-            return min(beating, key=lambda c: _low_key(c, trump))
-    return min(legal, key=lambda c: _low_key(c, trump))
+            return min(beating, key=lambda c: low_key(c, trump))
+    return min(legal, key=lambda c: low_key(c, trump))
 
 
-def _beats(card: int, best: int, trump: int | None) -> bool:
+def beats(card: int, best: int, trump: int | None) -> bool:
+    """``card`` takes the trick from ``best``, the card winning it so far."""
     if card // 13 == best // 13:
         return card > best
     return card // 13 == trump
@@ -71,7 +72,7 @@ def trump_choice(hand: Sequence[int]) -> int:
 
 def discard_choice(hand: Sequence[int], trump: int) -> tuple[int, int]:
     """The two cards cheapest to give away: low side cards, then low trumps."""
-    low = sorted(hand, key=lambda c: _low_key(c, trump))[:2]
+    low = sorted(hand, key=lambda c: low_key(c, trump))[:2]
     return (min(low), max(low))
 
 
@@ -106,7 +107,7 @@ def _play(view: HokmView) -> Decision:
     best = cards[winning_index(cards, view.trump)]
     if partner:
         why = f"partner's {CARD_NAMES[best]} wins, the lowest card"
-    elif _beats(card, best, view.trump):
+    elif beats(card, best, view.trump):
         why = f"the cheapest card that takes {CARD_NAMES[best]}"
     else:
         why = f"cannot take {CARD_NAMES[best]}, the lowest card"

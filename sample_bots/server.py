@@ -2,13 +2,17 @@
 
     waraq bot serve random --port 50051
     waraq bot serve heuristic --port 0        # prints the port it got
+    python -m waraq.bots.server search --ms 50 --port 0   # the search bot at 50 ms a decision
 
 A player is a callable taking a view (:class:`~waraq.referee.games.hokm.engine.HokmView`
 or :class:`~waraq.referee.games.hand.engine.HandView`) and returning one of its legal
 actions; a new player is made for each match and seat, for the match's game
 (``MatchStart.game``), so one process serves any number of concurrent matches
 of either game. If the player object has a ``note`` attribute after deciding,
-it is sent as the reply's note. A player that chooses knowing only how many
+it is sent as the reply's note, and its ``think_ms`` attribute, if any, as the reply's
+``think_ms``. A player with a ``set_clock(deadline_ms, bank_ms)`` method is given
+each request's clock before it decides (the search bot budgets its time by it). A
+player that chooses knowing only how many
 legal actions there are may offer ``pick(count) -> index`` as well: it is
 called instead whenever the request lists its legal actions, and the view is
 never built. Requests are read and replies written by :mod:`waraq.bots.codec`;
@@ -19,6 +23,7 @@ starts, so a Hokm-only process never loads Hand.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import importlib.metadata
 import signal
@@ -41,7 +46,7 @@ from waraq.v1 import bot_pb2_grpc
 # (match id, seat, game) -> the player: a callable from a view to an action.
 PlayerFactory = Callable[[str, int, str], Callable[[Any], Any]]
 
-# The games every built-in bot plays, with their numbers of players.
+# The games a built-in bot may play, with their numbers of players; Hello lists those it does.
 GAMES = {"hokm": (2, 3, 4), "hand": (2, 3, 4)}
 
 
@@ -55,33 +60,44 @@ def _version() -> str:
 class PlayerBot(bot_pb2_grpc.BotServicer):
     """The servicer: converts messages to views, calls the player, converts back."""
 
-    def __init__(self, name: str, make_player: PlayerFactory, *, author: str = "Waraq sample bots") -> None:
+    def __init__(
+        self,
+        name: str,
+        make_player: PlayerFactory,
+        *,
+        author: str = "Waraq sample bots",
+        games: tuple[str, ...] = tuple(GAMES),
+    ) -> None:
         self.name = name
         self.make_player = make_player
         self.author = author
+        self.games = games  # what Hello declares: a Hokm-only bot is never seated at Hand
 
     async def Hello(self, request: pb.HelloRequest, context: Any) -> pb.HelloReply:
         return pb.HelloReply(
             name=self.name,
             version=_version(),
             author=self.author,
-            games=[pb.GameSupport(game=game, players=players) for game, players in GAMES.items()],
+            games=[pb.GameSupport(game=game, players=GAMES[game]) for game in self.games],
             protocol_version=codec.PROTOCOL_VERSION,
         )
 
     async def Play(
         self, requests: AsyncIterator[pb.RefereeMessage], context: Any
     ) -> AsyncIterator[pb.BotMessage]:
-        player = pick = None
+        player = pick = set_clock = None
         async for message in requests:
             body = message.WhichOneof("body")
             if body == "start":
                 start = message.start
                 player = self.make_player(start.match_id, start.seat, start.game or "hokm")
                 pick = getattr(player, "pick", None)
+                set_clock = getattr(player, "set_clock", None)
             elif body == "decision" and player is not None:
                 request = message.decision
                 legal = request.legal
+                if set_clock is not None:
+                    set_clock(request.deadline_ms, request.bank_ms)
                 if pick is not None and legal:
                     # A player that needs only how many legal actions there are is spared
                     # the view: its answer is one of the request's own Action messages.
@@ -92,23 +108,32 @@ class PlayerBot(bot_pb2_grpc.BotServicer):
                 note = getattr(player, "note", None)
                 if note:
                     reply.note = codec.clip_note(note)
+                think_ms = getattr(player, "think_ms", None)
+                if think_ms:
+                    reply.think_ms = think_ms
                 yield pb.BotMessage(reply=reply)
             elif body == "end":
-                player = pick = None
+                player = pick = set_clock = None
 
 
-def builtin_players() -> dict[str, PlayerFactory]:
-    """The built-in bots' players by name; each is seeded from the match id and seat, so reproducible."""
-    return {name: _by_game(bot) for name, bot in built_in.table().items()}
+def builtin_players(options: dict[str, Any] | None = None) -> dict[str, PlayerFactory]:
+    """The built-in bots' players by name; each is seeded from the match id and seat, so reproducible.
+
+    ``options`` are keyword arguments for every player made (the search bot's ``ms`` and ``worlds``)."""
+    return {name: _by_game(bot, options or {}) for name, bot in built_in.table().items()}
 
 
-def _by_game(bot: built_in.BuiltIn) -> PlayerFactory:
+def _by_game(bot: built_in.BuiltIn, options: dict[str, Any]) -> PlayerFactory:
     """A factory making ``bot``'s player for the match's game (its class imported then)."""
 
     def make(match: str, seat: int, game: str = "hokm") -> Callable[[Any], Any]:
-        return bot.player_class(game)(f"{match}/{seat}")
+        return bot.player_class(game)(f"{match}/{seat}", **options)
 
     return make
+
+
+# The options only the search bot takes (``--ms``, ``--worlds``), by the name its player takes them.
+SEARCH_OPTIONS = ("ms", "worlds")
 
 
 class BindError(RuntimeError):
@@ -162,11 +187,12 @@ def _check_free(address: str) -> None:
         raise BindError(f"cannot listen on {address}: {error.strerror or error}") from None
 
 
-async def serve(name: str, address: str) -> None:
-    players = builtin_players()
+async def serve(name: str, address: str, options: dict[str, Any] | None = None) -> None:
+    players = builtin_players(options)
     if name not in players:
         raise SystemExit(f"no built-in bot {name!r}; built-in bots: {', '.join(players)}")
-    await serve_until_stopped(PlayerBot(name, players[name]), address, name)
+    games = tuple(game for game in GAMES if game in built_in.get(name).games)
+    await serve_until_stopped(PlayerBot(name, players[name], games=games), address, name)
 
 
 async def serve_until_stopped(servicer: bot_pb2_grpc.BotServicer, address: str, name: str) -> None:
@@ -188,14 +214,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=arguments.port, default=0, help="TCP port on 127.0.0.1 (0: any free port)")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--unix", help="listen on this Unix socket path instead of TCP")
+    parser.add_argument("--ms", type=_positive(float), help="search bot only: its budget a decision, in ms (100)")
+    parser.add_argument("--worlds", type=_positive(int), help="search bot only: a fixed number of worlds a decision")
     args = parser.parse_args(argv)
     address = f"unix:{args.unix}" if args.unix else f"{args.host}:{args.port}"
+    options = {key: getattr(args, key) for key in SEARCH_OPTIONS if getattr(args, key) is not None}
+    if options and args.name != "search":
+        given = " and ".join(f"--{key}" for key in options)
+        parser.error(f"{given} is for the search bot only, not {args.name!r}")
     try:
-        asyncio.run(serve(args.name, address))
+        asyncio.run(serve(args.name, address, options))
     except BindError as error:
         arguments.print_error(str(error))
         return 1
     return 0
+
+
+def _positive(kind: Callable[[str], Any]) -> Callable[[str], Any]:
+    """An argparse type: a number of ``kind`` above 0, refused with the value quoted."""
+
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"{text!r}: expected a number above 0")
+        return value
+
+    return parse
 
 
 if __name__ == "__main__":

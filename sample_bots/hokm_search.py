@@ -1,0 +1,533 @@
+"""A Hokm bot that searches: determinized (perfect-information Monte Carlo) play under a time budget.
+
+For a PLAY or BAM decision it samples *worlds*: deals of the cards it has not
+seen to the other seats, each consistent with everything its view shows
+(:func:`sample_hands`). In each world it tries every legal action on a copy
+of the engine's state, through the trusted door (``push``), and plays the
+round out: by the greedy policy (sample_bots/hokm_greedy.py, the same two
+functions the greedy bot plays by) while many cards are left, and by an
+exact alpha-beta search over the remaining tricks near the end of the round
+(:func:`solve`). The action with the best average over the worlds is played.
+A world's value is the round's points, ours minus the best opponent's
+(+1 a won round, +2 or +3 a kot, the same negative when lost), so a kot
+counts for what it is worth and a trick nobody needs counts nothing; a
+round that ends the match counts the match too (:func:`round_value`).
+
+TRUMP, REDEAL, DISCARD and DRAW are decided by the heuristic bot's rules
+(sample_bots/hokm_heuristic.py): the search's worlds start once every hand
+is dealt, and those rules are measured (the heuristic beats random play,
+tests/sample_bots/test_hokm_heuristic.py). Its note says so.
+
+It never sees a card it could not see: a world is built from the
+:class:`~waraq.referee.games.hokm.engine.HokmView` alone.
+
+Time. The budget is ``ms`` a decision (default 100; ``WARAQ_SEARCH_MS``, or
+``python -m waraq.bots.server search --ms``), cut to the request's
+``deadline_ms`` less a margin for the transport. The budget buys a number
+of worlds by a fixed cost model (:func:`worlds_for`, from bench/search.py's
+measures on a 2-core machine), not by the clock: so the same decision
+samples the same worlds whatever the machine's load, and ``replay --ask``
+gets the same answer. The model plans to spend :data:`BUDGET_SHARE` of the
+budget. The clock is a safety net: a search still running at
+:data:`HARD_FACTOR` times the budget, or at the deadline less the margin,
+stops and plays the best so far (anytime), and its note says so ("stopped
+by the clock"): only then may a replay on a faster or idler machine differ.
+So the bank is never drawn on. ``worlds`` (``WARAQ_SEARCH_WORLDS``,
+``--worlds``) fixes the count instead of the model.
+
+Determinism. The worlds come from a generator keyed by the seed (the
+server's is the match id and seat) and the decision itself (its round, hand,
+tricks and trick), as the heuristic's tie-breaks are.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import time
+from bisect import bisect_left
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from waraq.bots.hokm_greedy import beats, greedy_follow, greedy_lead, low_key
+from waraq.bots.hokm_heuristic import HeuristicPlayer, Table
+from waraq.referee.games.cards import CARD_NAMES
+from waraq.referee.games.dealers import SeededDealer
+from waraq.referee.games.hokm.engine import BAM, PLAY, HokmKind, HokmState, HokmView, winning_index
+
+DEFAULT_MS = 100.0
+MS_ENV, WORLDS_ENV = "WARAQ_SEARCH_MS", "WARAQ_SEARCH_WORLDS"
+# Kept off the request's deadline for the reply's way back and the referee's clock.
+MARGIN_MS, MARGIN_SHARE = 15.0, 0.2
+MAX_WORLDS = 400  # more worlds change the average by less than the noise between decisions
+# The exact search takes over when this few cards are left in all hands together: there it
+# costs about what a rollout of every action does over a few worlds (bench/search.py).
+EXACT_CARDS = {4: 12, 3: 10, 2: 10}
+# The cost model of :func:`worlds_for`, in microseconds of CPU, from measures on a 2-core
+# machine (a rollout by seeing_policy, 5 to 8.6 an action and a card left; an exact action
+# 1.6 times dearer a card more, about 600 at 10 cards), rounded up. The model plans to spend BUDGET_SHARE of the budget:
+# an exact search's cost varies twofold around its median, and the rest is its slack.
+US_PER_WORLD = 40.0  # sampling and dealing one world
+US_PER_PLAY = 8.0  # one card left, one action: a rollout by seeing_policy, policy included
+US_EXACT_AT_10, EXACT_GROWTH = 650.0, 1.6  # one action's exact search at 10 cards; per card more
+BUDGET_SHARE = 0.6
+HARD_FACTOR = 2.0  # the clock stops a search at this many budgets (or at the deadline, if sooner)
+# A trick more than the opponents, in points: the round's points decide, but a won round's
+# margin tells a safe line from a lucky one, which rollouts of ±1 alone barely do.
+TRICK_WEIGHT = 0.1
+
+
+class _NoNextDeal(SeededDealer):
+    """The dealer of a world: a world is played to the end of its round only, but the engine
+    deals the next round as the round ends, so it is given the deck in card order, unshuffled
+    (a shuffle would cost more than the rest of a rollout's end)."""
+
+    __slots__ = ()
+
+    def deck(self, index: int, cards: Sequence[int]) -> list[int]:
+        return list(cards)
+
+
+_NO_NEXT_DEAL = _NoNextDeal("world")
+
+
+# -- worlds ------------------------------------------------------------------------------
+
+
+def sample_hands(view: HokmView, table: Table, rng: random.Random) -> list[list[int]]:
+    """One world: every seat's hand, this seat's as it is, the others' drawn from the unseen cards.
+
+    Each other seat gets exactly its ``hand_sizes`` count, never a card this seat has seen
+    (played, held, discarded, burned in its sight) and never a card of a suit it showed out
+    of (:class:`~waraq.bots.hokm_heuristic.Table`'s voids; under ``must_trump`` a seat that
+    showed out without trumping holds no trump either).
+
+    With 2 players the unseen cards are more than the other hand (its discards, the burns
+    this seat did not see, the unused card): the hand is a uniform sample of those that fit
+    its voids. With 3 and 4 every unseen card is in some hand: cards that fit the fewest
+    seats are placed first, each to a seat with room, chosen by the room left; a placement
+    that runs out of room is tried again (rarely: real voids leave much room), and after a
+    few tries :func:`_place_in_order` places them so that none can run out.
+    """
+    pool = sorted(table.unseen)
+    others = [s for s in range(view.rules.players) if s != view.seat]
+    sizes = {s: view.hand_sizes[s] for s in others}
+    voids = table.voids
+    if len(others) == 1:
+        (other,) = others
+        fitting = [c for c in pool if c // 13 not in voids[other]]
+        placed = {other: rng.sample(fitting, sizes[other])}
+    else:
+        for _ in range(PLACEMENT_TRIES):
+            found = _place(pool, others, sizes, voids, rng)
+            if found is not None:
+                placed = found
+                break
+        else:
+            placed = _place_in_order(pool, others, sizes, voids, rng)
+    hands: list[list[int]] = [[] for _ in range(view.rules.players)]
+    hands[view.seat] = list(view.hand)
+    for s in others:
+        hands[s] = sorted(placed[s])
+    return hands
+
+
+PLACEMENT_TRIES = 20
+
+
+def _place(
+    pool: list[int], others: list[int], sizes: dict[int, int], voids: Sequence[frozenset[int]], rng: random.Random
+) -> dict[int, list[int]] | None:
+    """A random placement of every card of ``pool``, or None when a card found no room."""
+    room = dict(sizes)
+    placed: dict[int, list[int]] = {s: [] for s in others}
+    cards = pool[:]
+    rng.shuffle(cards)
+    fits = {c: [s for s in others if c // 13 not in voids[s]] for c in cards}
+    cards.sort(key=lambda c: len(fits[c]))  # stable: the shuffle orders cards that fit as many seats
+    for card in cards:
+        seats = [s for s in fits[card] if room[s]]
+        if not seats:
+            return None
+        seat = seats[0] if len(seats) == 1 else rng.choices(seats, [room[s] for s in seats])[0]
+        placed[seat].append(card)
+        room[seat] -= 1
+    return placed
+
+
+def _place_in_order(
+    pool: list[int], others: list[int], sizes: dict[int, int], voids: Sequence[frozenset[int]], rng: random.Random
+) -> dict[int, list[int]]:
+    """A placement that cannot run out of room when the view comes from a real deal: the seats
+    filled in order of fewest fitting cards, each first with the cards no later seat may take."""
+    placed: dict[int, list[int]] = {}
+    left = pool[:]
+    rng.shuffle(left)
+    order = sorted(others, key=lambda s: sum(1 for c in left if c // 13 not in voids[s]))
+    for i, seat in enumerate(order):
+        later = order[i + 1 :]
+        mine = [c for c in left if c // 13 not in voids[seat]]
+        only = [c for c in mine if all(c // 13 in voids[s] for s in later)]
+        rest = [c for c in mine if c not in only]
+        placed[seat] = (only + rest)[: sizes[seat]]
+        chosen = set(placed[seat])
+        left = [c for c in left if c not in chosen]
+    return placed
+
+
+def world_template(view: HokmView) -> HokmState:
+    """The engine's state of this seat's position, every hand but its own still empty.
+
+    Each world is a clone of it with the hands dealt (:func:`sample_hands`). Built field by
+    field from the view: a state is otherwise only made by dealing a match from its start.
+    tests/sample_bots/test_hokm_search.py checks that a world's view of this seat is the
+    view it was built from, so a field the engine grows is caught there.
+    """
+    rules = view.rules
+    n = rules.players
+    state = object.__new__(HokmState)
+    state._log, state._spelled = [], []
+    state.rules, state.players, state.teams = rules, n, rules.teams
+    state.hand_size, state.tricks = rules.hand_size, rules.tricks
+    state.dealer, state.deals = _NO_NEXT_DEAL, 0
+    state.round, state.hakem, state.trump = view.round, view.hakem, view.trump
+    state.hands = [[] for _ in range(n)]
+    state.hands[view.seat] = list(view.hand)
+    state.scores = list(view.scores)
+    assert view.kind is not None
+    state.kind, state.to_act = HokmKind(view.kind), view.to_act
+    if view.trick:
+        state.leader = view.trick[0][0]
+    else:
+        state.leader = view.tricks[-1].winner if view.tricks else view.hakem
+    state.trick = [c for _, c in view.trick]
+    state.history = list(view.tricks)
+    state.tricks_won = list(view.tricks_won)
+    state.team_tricks = [sum(view.tricks_won[s] for s in range(t, n, rules.teams)) for t in range(rules.teams)]
+    state.deck, state.stock = list(rules.deck), len(rules.deck)  # all dealt: play has begun
+    state.redeals, state.shown = len(view.redeals), list(view.redeals)
+    state.discards = [()] * n
+    state.discards[view.seat] = view.discarded
+    state.draw_choices = []
+    state.bam_team = None
+    if view.bam:  # the side that called bam has taken every trick so far
+        played = len(view.tricks)
+        state.bam_team = next(t for t, won in enumerate(state.team_tricks) if won == played)
+    state.result = None
+    state._legal = None
+    return state
+
+
+def deal_world(template: HokmState, hands: list[list[int]]) -> HokmState:
+    world = template.clone()
+    world.hands = hands
+    return world
+
+
+# -- evaluating a world ------------------------------------------------------------------
+
+
+def round_value(state: HokmState, before: Sequence[int], team: int) -> float:
+    """The round's points for ``team`` less the most any other side gained (the round is over).
+
+    A round that ends the match adds ``target_score`` for the winners, taken from the losers:
+    a match won is worth as many points as it is played to. So a bam that wins the game at
+    once outweighs the kot it risks (2 points against 1 and the match).
+    """
+    gained = [after - was for after, was in zip(state.scores, before, strict=True)]
+    value: float = gained[team] - max(g for t, g in enumerate(gained) if t != team)
+    tricks = _round_tricks(state, len(before))
+    value += TRICK_WEIGHT * (tricks[team] - max(t for side, t in enumerate(tricks) if side != team))
+    result = state.result
+    if result is not None and result.winners:
+        won = any(seat % state.teams == team for seat in result.winners)
+        value += state.rules.target_score if won else -state.rules.target_score
+    return value
+
+
+def _round_tricks(state: HokmState, sides: int) -> list[int]:
+    """The tricks each side took in the round just ended, from its ``round_end`` event: the
+    state has dealt the next round by then. Read from the engine's log, a few entries from its
+    end, because spelling the whole log (``events``) would cost more than the rollout."""
+    for event in reversed(state._log):
+        if isinstance(event, dict) and event["type"] == "round_end":
+            per_seat = event["tricks"]
+            return [sum(per_seat[side::sides]) for side in range(sides)]
+    raise AssertionError("a round that ended has a round_end event")
+
+
+def policy(state: HokmState) -> Any:
+    """The rollouts' action: greedy play; at a bam, take the kot."""
+    if state.kind is not PLAY:
+        return False  # BAM, the only other decision inside a round's play
+    legal = state.legal_actions()
+    if len(legal) == 1:
+        return legal[0]
+    trick = state.trick
+    if not trick:
+        return greedy_lead(legal, state.trump)
+    partner = False
+    if state.players == 4 and len(trick) >= 2:
+        seat = state.to_act
+        assert seat is not None
+        partner = (state.leader + winning_index(trick, state.trump)) % 4 == (seat + 2) % 4
+    return greedy_follow(legal, trick, state.trump, partner)
+
+
+def can_beat(hand: Sequence[int], best: int, led: int, trump: int | None) -> bool:
+    """A seat holding ``hand`` (sorted, as the engine keeps it) can take a trick led in ``led``
+    from ``best``, playing as the follow rule lets it."""
+    lo = bisect_left(hand, led * 13)
+    hi = bisect_left(hand, led * 13 + 13, lo)
+    if lo < hi:  # it must follow: only a higher card of the led suit, and only when best is of it
+        return best // 13 == led and hand[hi - 1] > best
+    if trump is None:
+        return False
+    t = bisect_left(hand, trump * 13)
+    top = hand[t] if t < len(hand) else -1
+    if top // 13 != trump:
+        return False  # no trump
+    t_hi = bisect_left(hand, trump * 13 + 13, t)
+    return best // 13 != trump or hand[t_hi - 1] > best
+
+
+def seeing_policy(state: HokmState) -> Any:
+    """The rollouts' action in a world, where every hand is known: greedy play that looks.
+
+    Leading: a card no opponent can beat (a side card before a trump, the lowest such), else
+    the lowest side card. Following: the cheapest card that takes the trick and that no
+    opponent after can beat; a partner (4 players) already sure of it gets the lowest card,
+    and so does a trick that cannot be made sure. At a bam: take the kot.
+    """
+    if state.kind is not PLAY:
+        return False  # BAM, the only other decision inside a round's play
+    legal = state.legal_actions()
+    if len(legal) == 1:
+        return legal[0]
+    seat = state.to_act
+    assert seat is not None
+    n, trump, trick, hands = state.players, state.trump, state.trick, state.hands
+    if not trick:
+        opponents = [s for s in range(n) if s != seat and (n != 4 or (s - seat) % 2)]
+        sure = [c for c in legal if not any(can_beat(hands[s], c, c // 13, trump) for s in opponents)]
+        return min(sure or legal, key=lambda c: low_key(c, trump))
+    later = [(seat + k) % n for k in range(1, n - len(trick))]
+    if n == 4:
+        later = [s for s in later if (s - seat) % 2]
+    led = trick[0] // 13
+    i = winning_index(trick, trump)
+    best = trick[i]
+    if n == 4 and (state.leader + i) % 4 == (seat + 2) % 4:
+        if not any(can_beat(hands[s], best, led, trump) for s in later):
+            return min(legal, key=lambda c: low_key(c, trump))
+    sure = [c for c in legal if beats(c, best, trump) and not any(can_beat(hands[s], c, led, trump) for s in later)]
+    return min(sure or legal, key=lambda c: low_key(c, trump))
+
+
+def rollout(state: HokmState, before: Sequence[int], team: int) -> float:
+    """Play ``state`` to the end of its round by :func:`policy`; the round's value for ``team``."""
+    round_ = state.round
+    push = state.push
+    while state.round == round_ and state.result is None:
+        push(ROLLOUT_POLICY(state))
+    return round_value(state, before, team)
+
+
+def solve(state: HokmState, round_: int, before: Sequence[int], team: int, alpha: float, beta: float) -> float:
+    """The exact value for ``team`` of round ``round_`` (its scores were ``before``), every hand
+    known, by alpha-beta.
+
+    ``team``'s seats maximise, every other seat minimises (with 3 players the two others are
+    taken to play together against us: the safe reading when no partner is fixed). The
+    greedy policy's action is tried first, which makes the cut-offs come early.
+    """
+    if state.result is not None or state.round != round_:
+        return round_value(state, before, team)
+    seat = state.to_act
+    assert seat is not None
+    legal = state.legal_actions()
+    first = policy(state)
+    ordered = [first, *(a for a in legal if a != first)] if len(legal) > 1 else list(legal)
+    maximising = seat % state.teams == team
+    best = -math.inf if maximising else math.inf
+    for action in ordered:
+        child = state.clone()
+        child.push(action)
+        value = solve(child, round_, before, team, alpha, beta)
+        if maximising:
+            best = max(best, value)
+            alpha = max(alpha, value)
+        else:
+            best = min(best, value)
+            beta = min(beta, value)
+        if alpha >= beta:
+            break
+    return best
+
+
+def cards_left(view: HokmView) -> int:
+    return sum(view.hand_sizes)
+
+
+def is_exact(view: HokmView) -> bool:
+    return cards_left(view) <= EXACT_CARDS[view.rules.players]
+
+
+def evaluate_world(world: HokmState, actions: Sequence[Any], team: int, exact: bool) -> list[float]:
+    """Each action's value in one world: rolled out, or solved exactly."""
+    before, round_ = tuple(world.scores), world.round
+    values = []
+    for action in actions:
+        child = world.clone()
+        child.push(action)
+        if exact:
+            values.append(solve(child, round_, before, team, -math.inf, math.inf))
+        else:
+            values.append(rollout(child, before, team))
+    return values
+
+
+def worlds_for(ms: float, view: HokmView) -> int:
+    """How many worlds ``ms`` buys for this decision, by the fixed cost model (module docstring)."""
+    actions, cards = len(view.legal), cards_left(view)
+    if is_exact(view):
+        per_action = US_EXACT_AT_10 * EXACT_GROWTH ** (cards - 10)
+    else:
+        per_action = cards * US_PER_PLAY
+    per_world = US_PER_WORLD + actions * per_action
+    return max(1, min(MAX_WORLDS, int(BUDGET_SHARE * ms * 1000 / per_world)))
+
+
+# -- the bot -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Weighed:
+    """What a search weighed: per action its mean value over ``worlds`` worlds."""
+
+    actions: tuple[Any, ...]
+    means: tuple[float, ...]
+    worlds: int
+    exact: bool
+    planned: int  # the worlds the budget bought; more than ``worlds`` when the clock stopped it
+
+    def best(self) -> Any:
+        # The first of the best in the legal order: max keeps the first on ties.
+        return self.actions[max(range(len(self.actions)), key=self.means.__getitem__)]
+
+
+def search(view: HokmView, rng: random.Random, worlds: int, stop_at: float) -> Weighed:
+    """Sample up to ``worlds`` worlds and value each legal action in each, until ``stop_at``
+    (a ``time.perf_counter()``); at least one world is always weighed."""
+    actions = tuple(view.legal)
+    team = view.seat % view.rules.teams
+    table = Table.of(view)
+    template = world_template(view)
+    exact = is_exact(view)
+    totals = [0.0] * len(actions)
+    done = 0
+    while done < worlds and (done == 0 or time.perf_counter() < stop_at):
+        world = deal_world(template, sample_hands(view, table, rng))
+        for i, value in enumerate(evaluate_world(world, actions, team, exact)):
+            totals[i] += value
+        done += 1
+    return Weighed(actions, tuple(t / done for t in totals), done, exact, worlds)
+
+
+def _env_number(name: str) -> float | None:
+    text = os.environ.get(name)
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{name}={text!r}: expected a number") from None
+    if not value > 0:
+        raise ValueError(f"{name}={text!r}: expected a number above 0")
+    return value
+
+
+class SearchPlayer:
+    """The search bot (module docstring). ``ms``: the budget a decision; ``worlds``: a fixed count."""
+
+    def __init__(self, seed: int | str = 0, ms: float | None = None, worlds: int | None = None) -> None:
+        self.seed = seed
+        self.ms = ms if ms is not None else (_env_number(MS_ENV) or DEFAULT_MS)
+        env_worlds = _env_number(WORLDS_ENV)
+        self.worlds = worlds if worlds is not None else (int(env_worlds) if env_worlds else None)
+        self.note = ""
+        self.think_ms = 0.0
+        self._deadline_ms = 0.0  # from the request, when served (:meth:`set_clock`); 0: none
+        self._rules_player = HeuristicPlayer(seed)
+
+    def set_clock(self, deadline_ms: float, bank_ms: float) -> None:
+        """The request's clock, given by the server before each decision. The bank is not spent:
+        the budget stays under the deadline, so a slow reply draws on it only by accident."""
+        self._deadline_ms = deadline_ms
+
+    def budget_ms(self) -> float:
+        """This decision's time: ``ms``, cut to the deadline less the transport's margin."""
+        return min(self.ms, self._room_ms())
+
+    def hard_limit_ms(self) -> float:
+        """When the clock stops a search: :data:`HARD_FACTOR` budgets, never past the deadline's room."""
+        return min(HARD_FACTOR * self.budget_ms(), self._room_ms())
+
+    def _room_ms(self) -> float:
+        if self._deadline_ms <= 0:
+            return math.inf
+        return max(1.0, self._deadline_ms - max(MARGIN_MS, MARGIN_SHARE * self._deadline_ms))
+
+    def __call__(self, view: HokmView) -> Any:
+        start = time.perf_counter()
+        try:
+            return self._decide(view, start)
+        finally:
+            self.think_ms = (time.perf_counter() - start) * 1000
+
+    def _decide(self, view: HokmView, start: float) -> Any:
+        assert view.kind is not None, "a bot is asked only while a decision is pending"
+        if view.kind != PLAY and view.kind != BAM:
+            action = self._rules_player(view)
+            self.note = f"{self._rules_player.note} (heuristic's rule)"
+            return action
+        if len(view.legal) == 1:
+            only = view.legal[0]
+            self.note = f"{_spell(view.kind, only)}: the only legal action"
+            return only
+        budget = self.budget_ms()
+        worlds = self.worlds or worlds_for(budget, view)
+        rng = random.Random(self._decision_key(view))
+        weighed = search(view, rng, worlds, start + self.hard_limit_ms() / 1000)
+        self.note = describe(view, weighed)
+        return weighed.best()
+
+    def _decision_key(self, view: HokmView) -> str:
+        return (
+            f"search/{self.seed}/{view.seat}/{view.round}/{view.scores}/{view.kind}/"
+            f"{view.hand}/{len(view.tricks)}/{view.trick}/{len(view.redeals)}"
+        )
+
+
+ROLLOUT_POLICY = seeing_policy
+
+
+def _spell(kind: str, action: Any) -> str:
+    if kind == PLAY:
+        return CARD_NAMES[action]
+    return "bam" if action else "no bam"
+
+
+def describe(view: HokmView, weighed: Weighed, shown: int = 6) -> str:
+    """``48 worlds, rollouts: AS +0.71, KS +0.64, 7H -0.52``: the best first, as many as fit."""
+    assert view.kind is not None
+    order = sorted(range(len(weighed.actions)), key=lambda i: -weighed.means[i])
+    parts = [f"{_spell(view.kind, weighed.actions[i])} {weighed.means[i]:+.2f}" for i in order[:shown]]
+    if len(order) > shown:
+        parts.append(f"{len(order) - shown} more")
+    how = "exact" if weighed.exact else "rollouts"
+    if weighed.worlds < weighed.planned:
+        how += f", stopped by the clock at {weighed.worlds} of {weighed.planned}"
+    return f"{weighed.worlds} world{'s' if weighed.worlds != 1 else ''}, {how}: {', '.join(parts)}"

@@ -1,0 +1,241 @@
+"""The search house bot (sample_bots/hokm_search.py): its worlds fit the view, its exact search
+finds the one winning card of a hand-worked ending, it answers every decision legally, the
+same way every time, within its budget, and it beats random play.
+
+Positions come from real matches played in-process to a point drawn by hypothesis, or are
+written by hand (tests/support/hokm_views.py). What a world may hold is checked against the
+real deal the view came from, not against the sampler's own reading of the view.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.sample_bots.test_hokm_heuristic import Checked, win_rate_lower_bound
+from tests.support.hokm_setup import cards, rules
+from tests.support.hokm_views import all_trumps_at_bam, play_view
+from waraq.bots.hokm_greedy import GreedyPlayer
+from waraq.bots.hokm_heuristic import Table
+from waraq.bots.hokm_random import RandomPlayer
+from waraq.bots.hokm_search import (
+    SearchPlayer,
+    deal_world,
+    evaluate_world,
+    sample_hands,
+    world_template,
+    worlds_for,
+)
+from waraq.referee.games.cards import parse_card
+from waraq.referee.games.hokm.engine import BAM, PLAY, HokmState, HokmView, new_match
+from waraq.referee.match.inprocess import play_match
+
+VARIANTS = {
+    "classic": {"players": 4},
+    "must_trump": {"players": 4, "void_rule": "must_trump"},
+    "three": {"players": 3},
+    "three_must_trump": {"players": 3, "void_rule": "must_trump"},
+    "two": {"players": 2},
+    "two_burn_visible": {"players": 2, "burn_visible": True, "void_rule": "must_trump"},
+}
+
+
+def position(keys: dict, seed: int, plays: int) -> HokmState:
+    """A real match (random players) stopped at about its ``plays``-th card of a round, at a PLAY."""
+    state = new_match(rules(**keys), f"position/{seed}")
+    rng = random.Random(seed)
+    played = 0
+    while state.result is None:
+        if state.kind == PLAY:
+            if played >= plays:
+                return state
+            played += 1
+        state.apply(rng.choice(state.legal_actions()))
+    raise AssertionError("the match ended before the position")
+
+
+def to_act_view(state: HokmState) -> HokmView:
+    assert state.to_act is not None
+    return state.view(state.to_act)
+
+
+def did_not_follow(state: HokmState, seat: int) -> set[int]:
+    """The suits ``seat`` played off this round: led, it played another suit, so it holds none."""
+    n = state.players
+    shown = set()
+    plays = [list(t.plays(n)) for t in state.history]
+    if state.trick:
+        plays.append([((state.leader + i) % n, c) for i, c in enumerate(state.trick)])
+    for trick in plays:
+        led = trick[0][1] // 13
+        shown.update(led for s, c in trick[1:] if s == seat and c // 13 != led)
+    return shown
+
+
+@settings(max_examples=60, deadline=None)
+@given(variant=st.sampled_from(sorted(VARIANTS)), seed=st.integers(0, 10_000), plays=st.integers(0, 40))
+def test_every_world_fits_what_the_seat_has_seen(variant, seed, plays):
+    state = position(VARIANTS[variant], seed, plays)
+    seat = state.to_act
+    view = state.view(seat)
+    table = Table.of(view)
+    seen = view.cards_seen()
+    others = [s for s in range(state.players) if s != seat]
+    # Where the other seats' cards may really be: their hands, and with 2 players their
+    # discards and the stock (the burns this seat did not see, the unused card).
+    elsewhere = {c for s in others for c in state.hands[s]}
+    if state.players == 2:
+        # the stock: the deck after the first two packets of five
+        elsewhere |= {c for s in others for c in state.discards[s]} | set(state.deck[10:]) - seen
+    rng = random.Random(seed)
+    for _ in range(5):
+        hands = sample_hands(view, table, rng)
+        assert hands[seat] == list(view.hand)
+        for s in others:
+            assert len(hands[s]) == view.hand_sizes[s] == len(state.hands[s])
+            assert not set(hands[s]) & seen, "a world gives a seat a card this seat has seen"
+            assert not {c // 13 for c in hands[s]} & did_not_follow(state, s), "a card of a suit shown void"
+            assert set(hands[s]) <= elsewhere
+        dealt = [c for s in others for c in hands[s]]
+        assert len(dealt) == len(set(dealt)), "a card dealt twice"
+        if state.players > 2:  # every card is in some hand: the others hold exactly the cards they really hold
+            assert set(dealt) == elsewhere
+
+
+@settings(max_examples=30, deadline=None)
+@given(variant=st.sampled_from(sorted(VARIANTS)), seed=st.integers(0, 10_000), plays=st.integers(0, 40))
+def test_a_world_shows_the_seat_exactly_its_own_view(variant, seed, plays):
+    # The world is built field by field from the view (world_template): a field the engine
+    # grows or reads differently shows here as a difference between the two views.
+    state = position(VARIANTS[variant], seed, plays)
+    seat = state.to_act
+    view = state.view(seat)
+    world = deal_world(world_template(view), sample_hands(view, Table.of(view), random.Random(seed)))
+    again = world.view(seat)
+    for field in ("round", "hakem", "trump", "kind", "to_act", "legal", "hand", "hand_sizes", "trick",
+                  "tricks", "tricks_won", "scores", "redeals", "discarded", "bam"):
+        assert getattr(again, field) == getattr(view, field), field
+    world.push(view.legal[0])  # and it plays on
+
+
+def test_the_exact_search_finds_the_only_winning_lead_of_a_hand_worked_ending():
+    # Trump spades, two tricks left, seat 0 to lead. Seats 0 and 2 have 5 tricks and need
+    # both that are left; seats 1 and 3 have 6 and need one.
+    #   seat 0: AH 9S   seat 1: 3S 5D   seat 2: 4C 5C   seat 3: KH 6D
+    # AH first: seat 1, out of hearts, trumps it with 3S and takes the 7th trick: the round is
+    # lost, 5 tricks to 7: -1 point and -0.2 for the two tricks' margin (TRICK_WEIGHT 0.1).
+    # 9S first: seat 1 must follow with its only trump, 3S; 9S wins. Then AH: seat 1 has no
+    # trump left, seat 3 must play KH: AH wins, and with it the round, 7 to 6: +1 and +0.1.
+    # The greedy lead is AH (the highest side card): only the search sees 9S.
+    view = play_view(0, "AH 9S", trick="", trump="S")._replace(hand_sizes=(2, 2, 2, 2), tricks_won=(3, 3, 2, 3))
+    hands = [sorted(cards(h)) for h in ("AH 9S", "3S 5D", "4C 5C", "KH 6D")]
+    world = deal_world(world_template(view), hands)
+    values = dict(zip(view.legal, evaluate_world(world, view.legal, 0, exact=True), strict=True))
+    assert values == pytest.approx({parse_card("9S"): 1.1, parse_card("AH"): -1.2})
+    assert GreedyPlayer()(view) == parse_card("AH")
+
+
+def test_plays_on_for_the_game_when_no_card_can_lose_a_trick():
+    # Seat 0 holds 9S..AS, every trump left, after winning the first seven tricks: bam wins the
+    # match at once, which is worth more than the kot (a won match counts its 7 points).
+    state = all_trumps_at_bam()
+    view = state.view(state.to_act)
+    assert view.kind == BAM
+    player = SearchPlayer("bam", worlds=8)
+    assert player(view) is True
+    assert player.note.startswith("8 worlds") and "bam +" in player.note
+
+
+LEGALITY = [
+    {"players": 4, "void_rule": "must_trump", "max_redeals": 2},
+    {"players": 4, "bam": True, "hakem_rotation": "every_round"},
+    {"players": 3, "void_rule": "must_trump", "max_redeals": 2},
+    {"players": 3, "hakem_rotation": "on_loss_previous"},
+    {"players": 2},
+    {"players": 2, "void_rule": "must_trump", "bam": True, "burn_visible": True, "max_redeals": 2},
+]
+
+
+@pytest.mark.parametrize("keys", LEGALITY, ids=str)
+def test_always_returns_a_legal_action(keys):
+    # A few worlds a decision, so some hundred decisions run in about a second a variant;
+    # Checked asserts each answer is exactly one of the legal actions.
+    rules_ = rules(**keys, target_score=2)
+    n = rules_.players
+    met: set[str] = set()
+    decisions = 0
+    for k in range(3):
+        seats = {k % n, (k + 2) % n}
+        players = [
+            Checked(SearchPlayer(f"legal/{k}/{s}", worlds=2), met) if s in seats else RandomPlayer(k * 10 + s)
+            for s in range(n)
+        ]
+        state = play_match(rules_, f"search-legal/{k}", players)
+        decisions += sum(1 for e in state.events if e["type"] == "decision" and e["seat"] in seats)
+    assert {"TRUMP", "PLAY"} <= met and decisions > 60
+    if n == 2:
+        assert {"DISCARD", "DRAW"} <= met
+
+
+def test_the_same_decision_gets_the_same_answer_and_note():
+    for keys, plays in (({"players": 4}, 6), ({"players": 3}, 20), ({"players": 2}, 9)):
+        view = to_act_view(position(keys, 5, plays))
+        first, second = SearchPlayer("same", worlds=12), SearchPlayer("same", worlds=12)
+        assert first(view) == second(view) and first.note == second.note
+        assert first.note.startswith("12 worlds")
+
+
+def test_the_budget_buys_worlds_by_the_cost_model_not_the_clock():
+    # The count a budget buys is a function of the decision alone, so a replay asks for as many.
+    early = to_act_view(position({"players": 4}, 7, 1))  # 13 cards a hand to roll out
+    late = to_act_view(position({"players": 4}, 7, 30))  # fewer cards left: cheaper worlds
+    assert worlds_for(100, early) == worlds_for(100, early) >= 10
+    assert worlds_for(50, early) < worlds_for(100, early) < worlds_for(200, early)
+    assert worlds_for(100, late) > worlds_for(100, early)
+
+
+def test_a_decision_keeps_to_its_budget_and_under_the_deadline():
+    # The costliest decisions: the first tricks of 4-player rounds, 13 cards to roll out per action.
+    views = [to_act_view(position({"players": 4}, seed, plays)) for seed, plays in ((1, 0), (2, 1), (3, 4), (4, 8))]
+    player = SearchPlayer("budget", ms=100)
+    took, cpu = [], []
+    for view in views * 2:
+        start, start_cpu = time.perf_counter(), time.process_time()
+        player(view)
+        took.append((time.perf_counter() - start) * 1000)
+        cpu.append((time.process_time() - start_cpu) * 1000)
+        assert player.think_ms > 0
+    # The model plans 60 % of the budget, in CPU time: the median decision keeps to the budget
+    # even when other processes share the cores. The clock stops a search at twice the budget
+    # (wall time), and one world more costs a few ms (13 actions of 52 cards: about 6).
+    assert statistics.median(cpu) < 100, cpu
+    assert max(took) < 2 * 100 + 40, took
+    # Under a 60 ms deadline: the budget is 60 less the transport's margin (15 ms), and the
+    # clock stops there, not at twice the budget.
+    player.set_clock(60.0, 5000.0)
+    assert player.budget_ms() == 45.0 and player.hard_limit_ms() == 45.0
+    for view in views:
+        start = time.perf_counter()
+        player(view)
+        assert (time.perf_counter() - start) * 1000 < 45 + 15  # its room, and the margin for one world
+    player.set_clock(10_000.0, 60_000.0)
+    assert player.budget_ms() == 100.0 and player.hard_limit_ms() == 200.0  # a long deadline: its own budget
+
+
+def test_beats_random_players():
+    # Search (a few worlds a decision, to stay fast) as one team of 4, random the other, seats
+    # swapped every match. Random wins half its matches against random; the exact binomial
+    # bound at confidence 1 - 1e-6 must clear that. Deterministic seeds: no flake.
+    rules_ = rules(players=4, target_score=3)
+    matches, wins = 24, 0
+    for k in range(matches):
+        ours = {k % 2, k % 2 + 2}
+        players = [SearchPlayer(f"vr{k}/{s}", worlds=4) if s in ours else RandomPlayer(f"r{k}/{s}") for s in range(4)]
+        wins += bool(ours & set(play_match(rules_, f"search-random/{k}", players).result.winners))
+    assert win_rate_lower_bound(wins, matches, 1e-6) > 0.5, f"{wins}/{matches}"
+
