@@ -9,8 +9,11 @@ real deal the view came from, not against the sampler's own reading of the view.
 
 from __future__ import annotations
 
+import asyncio
 import random
 import statistics
+import subprocess
+import sys
 import time
 
 import pytest
@@ -31,9 +34,12 @@ from waraq.bots.hokm_search import (
     world_template,
     worlds_for,
 )
+from waraq.bots.server import PlayerBot
 from waraq.referee.games.cards import parse_card
 from waraq.referee.games.hokm.engine import BAM, PLAY, HokmState, HokmView, new_match
 from waraq.referee.match.inprocess import play_match
+from waraq.referee.wire import codec as wire
+from waraq.v1 import bot_pb2 as pb
 
 VARIANTS = {
     "classic": {"players": 4},
@@ -239,3 +245,47 @@ def test_beats_random_players():
         wins += bool(ours & set(play_match(rules_, f"search-random/{k}", players).result.winners))
     assert win_rate_lower_bound(wins, matches, 1e-6) > 0.5, f"{wins}/{matches}"
 
+
+
+# -- served over gRPC ------------------------------------------------------------------------
+
+
+def test_the_server_gives_the_search_bot_the_requests_clock_and_sends_its_think_ms():
+    # A PLAY request whose deadline is 40 ms: the bot's budget is cut to 40 less the 15 ms
+    # margin, and the reply carries the bot's own measure of its thinking.
+    state = position({"players": 4}, 3, 4)
+    seat = state.to_act
+    start = pb.MatchStart(match_id="m", game="hokm", seat=seat, players=4)
+    request = wire.decision_request(1, state.view(seat), match_id="m", deadline_ms=40, bank_ms=1000)
+    made: list[SearchPlayer] = []
+
+    def make(match: str, seat: int, game: str) -> SearchPlayer:
+        made.append(SearchPlayer(f"{match}/{seat}", ms=500))
+        return made[-1]
+
+    async def messages():
+        yield pb.RefereeMessage(start=start)
+        yield pb.RefereeMessage(decision=request)
+
+    async def replies():
+        bot = PlayerBot("search", make, games=("hokm",))
+        hello = await bot.Hello(pb.HelloRequest(), None)
+        return hello, [reply async for reply in bot.Play(messages(), None)]
+
+    hello, (reply,) = asyncio.run(replies())
+    assert [g.game for g in hello.games] == ["hokm"]  # a Hokm-only bot is never seated at Hand
+    assert made[0].budget_ms() == 25.0
+    assert 0 < reply.reply.think_ms < 25 + 15
+    assert reply.reply.note == made[0].note and "worlds" in reply.reply.note
+
+
+def serve_refused(*args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "waraq.bots.server", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=60)
+
+
+def test_the_budget_options_are_for_the_search_bot_only():
+    refused = serve_refused("heuristic", "--ms", "50")
+    assert refused.returncode == 2 and "--ms is for the search bot only, not 'heuristic'" in refused.stderr
+    refused = serve_refused("search", "--worlds", "0")
+    assert refused.returncode == 2 and "'0': expected a number above 0" in refused.stderr
