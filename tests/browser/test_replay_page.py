@@ -271,7 +271,9 @@ def test_a_forfeit_says_forfeit_with_the_fault(browser, pages):
     assert result["reason"] == "forfeit"
     last = page.steps[-1]
     assert last.action is None and last.fault is not None
-    opened = open_page(browser, page, f"d{last.number}")
+    opened = open_page(browser, page, "d1")
+    opened.page.click(f"#faults button[data-n='{last.number}']")  # the list of faults leads to it
+    assert snapshot(opened)["n"] == last.number
     banner = opened.page.text_content("#result")
     assert opened.page.get_attribute("#result", "data-reason") == "forfeit"
     assert banner.startswith("Forfeit.") and f"by the forfeit of s{last.seat}" in banner

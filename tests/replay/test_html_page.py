@@ -25,10 +25,13 @@ from waraq.referee.games.cards import CARD_NAMES
 from waraq.referee.replay.html.page import PAGE_FORMAT, page_data, seat_views, view_message
 from waraq.referee.replay.html.write import INDEX, page_names, render_page, script_json, write_folder, write_page
 from waraq.referee.replay.walk import load, request_json
+from waraq.referee.wire.hand import ACTION_FIELD as HAND_FIELDS
+from waraq.referee.wire.hokm import ACTION_FIELD as HOKM_FIELDS
 
 SIZE_GOAL = 300_000  # bytes: the "small enough to mail" for a 4-player match
 HEARTS = ["AH", "KH", "QH", "JH", "10H", "9H", "8H", "7H", "6H", "5H", "4H", "3H", "2H"]
 HOSTILE_NOTE = "</script><script>alert(1)</script> <!-- \u2028\u2029 & \"quoted\""
+ACTION_FIELD = {**HOKM_FIELDS, **HAND_FIELDS}  # the Action field of each kind's legal actions
 EMBEDDED = re.compile(r'<script type="application/json" id="waraq-data">(.*?)</script>', re.S)
 
 
@@ -84,8 +87,8 @@ def test_every_seat_view_at_every_decision_is_the_view_its_request_holds(records
         for step, row, said in zip(replay.steps, views, data["steps"], strict=True):
             request = request_json(replay.request(step))  # what --json prints for this decision
             assert row[step.seat] == request[field]
-            asked = {key: request[key] for key in ("seq", "bank_ms", "legal")}
-            assert {key: said[key] for key in asked} == asked
+            assert (said["seq"], said["bank_ms"]) == (request["seq"], request["bank_ms"])
+            assert [{ACTION_FIELD[step.kind]: value} for value in said["legal"]] == request["legal"]
             for seat, view in enumerate(row):
                 assert view == request_json(view_message(step.before.view(seat)))[field]
 
@@ -112,7 +115,7 @@ def test_the_worked_deal_gives_the_views_and_steps_worked_out_by_hand(worked):
     assert (steps[1]["seat"], steps[1]["action"], steps[1]["note"]) == (0, "AS", "cash the ace")
     assert sorted(views[1][1]["hand"]) == sorted(HEARTS) and views[1][1]["trump"] == "S"
     # Decision 3: s1, void in spades, may play any heart; it sees AS on the table, its own hand, the sizes.
-    assert steps[2]["seat"] == 1 and sorted(a["card"] for a in steps[2]["legal"]) == sorted(HEARTS)
+    assert steps[2]["seat"] == 1 and sorted(steps[2]["legal"]) == sorted(HEARTS)
     assert views[2][1]["trick"] == [{"seat": 0, "card": "AS"}]
     assert views[2][1]["hand_sizes"] == [12, 13, 13, 13]
     assert steps[2]["action"] == "AH" and steps[2]["note"] == "void in spades: my best heart"

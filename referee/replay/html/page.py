@@ -14,10 +14,10 @@ Compact, so that a page can be mailed: a 4-player Hokm match to 7 points has
 some 300 decisions, and its views in full would be about 1 MB. So each seat's
 views are kept as its first view in full (``views.base[seat]``) and, at each
 later decision, a patch from its previous view (``views.patch[views.refs[d][seat]]``):
-a field that changed, its new value; a list field, ``[k, tail]``: keep its
-first ``k`` items and append ``tail``. Seats at one decision mostly change in
-the same way (the trick, whose turn it is), so a patch is stored once
-and referred to by every seat it fits. :func:`seat_views` undoes this, as the
+a field that changed, its new value; a list field, a splice ``[start, removed,
+*inserted]`` (as JavaScript's ``Array.splice``). Seats at one decision mostly
+change in the same way (the trick, whose turn it is): what their patches share
+is stored once, and each seat's own part (its hand) apart. :func:`seat_views` undoes this, as the
 viewer does, and the tests compare it with the views themselves.
 
 A record that cannot be fully replayed still gets its data, as far as it
@@ -40,14 +40,15 @@ PAGE_FORMAT = "waraq.replay-page.v1"  # the embedded data's shape, for the viewe
 
 def page_data(replay: Replay) -> dict[str, Any]:
     """The page's data for one replayed record (see the module docstring for ``views``)."""
-    views = [all_seat_views(replay, step) for step in replay.steps]
+    requests = [request_json(replay.request(step)) for step in replay.steps]  # as --json prints them
+    views = [all_seat_views(replay, step, request) for step, request in zip(replay.steps, requests, strict=True)]
     return {
         "format": PAGE_FORMAT,
         "file": replay.path.name,
         "match": match_data(replay),
         "status": str(replay.status),
         "problem": replay.problem,
-        "steps": [step_data(replay, step) for step in replay.steps],
+        "steps": [step_data(step, request) for step, request in zip(replay.steps, requests, strict=True)],
         "views": encode_views(views),
         "opening_faults": opening_faults(replay),
         "rounds": round_ends(replay),
@@ -83,12 +84,13 @@ def _version(header: dict[str, Any], seat: int) -> str:
     return ""
 
 
-def step_data(replay: Replay, step: Step) -> dict[str, Any]:
+def step_data(step: Step, request: dict[str, Any]) -> dict[str, Any]:
     """One decision: who was asked what, what it was told (its request, but the view), what it did.
 
-    ``legal``, ``seq`` and ``bank_ms`` are the request's fields as ``--json`` prints them; its
-    ``deadline_ms`` and ``match_id`` are the match's (``match``), its view is in ``views``."""
-    request = request_json(replay.request(step))
+    ``seq`` and ``bank_ms`` are the request's fields as ``--json`` prints them, and ``legal`` its
+    legal actions, each ``Action`` as the value of its one field (:func:`legal_values`); its
+    ``deadline_ms`` and ``match_id`` are the match's (``match``), its view is in ``views``.
+    ``request`` is the step's request in protobuf JSON (:func:`waraq.referee.replay.walk.request_json`)."""
     data: dict[str, Any] = {
         "n": step.number,
         "line": step.line,
@@ -98,7 +100,7 @@ def step_data(replay: Replay, step: Step) -> dict[str, Any]:
         "trick": step.trick,
         "seq": request["seq"],
         "bank_ms": request["bank_ms"],
-        "legal": request["legal"],
+        "legal": legal_values(request["legal"]),
         "action": step.action_json,
         "ms": step.ms,
     }
@@ -111,6 +113,17 @@ def step_data(replay: Replay, step: Step) -> dict[str, Any]:
     if step.fault is not None:
         data["fault"] = fault_data(step.fault)
     return data
+
+
+def legal_values(legal: list[dict[str, Any]]) -> list[Any]:
+    """A request's legal ``Action``s in protobuf JSON, each as the value of its one field (the
+    ``action`` oneof): ``{"card": "7H"}`` -> ``"7H"``, ``{"discard": {"cards": [...]}}`` -> ``{"cards": [...]}``.
+    The decision's kind says which field it was; a page's every PLAY lists cards, a third of the bytes."""
+    values = []
+    for action in legal:
+        (value,) = action.values()
+        values.append(value)
+    return values
 
 
 def fault_data(fault: dict[str, Any]) -> dict[str, Any]:
@@ -172,14 +185,15 @@ def view_field(replay: Replay) -> str:
     return "hand" if replay.game == "hand" else "hokm"
 
 
-def all_seat_views(replay: Replay, step: Step) -> list[dict[str, Any]]:
+def all_seat_views(replay: Replay, step: Step, request: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """What each seat knew when ``step`` was asked: the view of the request the referee sent the
-    seat asked, and the same message of each other seat's view (what it would have been sent)."""
+    seat asked (``request``, that request in protobuf JSON, if already made), and the same message
+    of each other seat's view (what it would have been sent)."""
     field = view_field(replay)
     views = []
     for seat in range(replay.players):
         if seat == step.seat:
-            views.append(request_json(replay.request(step))[field])
+            views.append((request or request_json(replay.request(step)))[field])
         else:
             views.append(request_json(view_message(step.before.view(seat)))[field])
     return views
@@ -201,37 +215,51 @@ def view_message(view: Any) -> pb.DecisionRequest:
 
 
 def encode_views(views: Sequence[Sequence[dict[str, Any]]]) -> dict[str, Any]:
-    """``views[d][seat]`` as ``{"base": [...], "patch": [...], "refs": [...]}`` (the module docstring)."""
+    """``views[d][seat]`` as ``{"base": [...], "patch": [...], "refs": [...]}`` (the module docstring).
+
+    ``refs[d - 1][seat]`` is one patch's index, or a list of them (applied in turn; their fields never
+    overlap): what every seat's patch shares is stored once, and each seat's own part apart."""
     if not views:
         return {"base": [], "patch": [], "refs": []}
     patches: list[dict[str, Any]] = []
     known: dict[str, int] = {}
-    refs = []
+
+    def index(patch: dict[str, Any]) -> int:
+        key = json.dumps(patch, sort_keys=True, separators=(",", ":"))
+        if key not in known:
+            known[key] = len(patches)
+            patches.append(patch)
+        return known[key]
+
+    refs: list[list[Any]] = []
     for previous, current in zip(views, views[1:], strict=False):
-        row = []
-        for before, after in zip(previous, current, strict=True):
-            patch = view_patch(before, after)
-            key = json.dumps(patch, sort_keys=True, separators=(",", ":"))
-            if key not in known:
-                known[key] = len(patches)
-                patches.append(patch)
-            row.append(known[key])
+        seats = [view_patch(before, after) for before, after in zip(previous, current, strict=True)]
+        shared = {k: v for k, v in seats[0].items() if all(k in p and p[k] == v for p in seats[1:])}
+        row: list[Any] = []
+        for patch in seats:
+            own = {k: v for k, v in patch.items() if k not in shared}
+            parts = [index(part) for part in (shared, own) if part]
+            row.append(parts[0] if len(parts) == 1 else parts or index({}))
         refs.append(row)
     return {"base": list(views[0]), "patch": patches, "refs": refs}
 
 
 def view_patch(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
-    """What turns ``before`` into ``after``: the fields that changed; a list as ``[k, tail]``."""
+    """What turns ``before`` into ``after``: the fields that changed, with a new value; a list
+    field as a splice, ``[start, removed, *inserted]`` (a card gone from the hand is ``[i, 1]``)."""
     patch: dict[str, Any] = {}
     for key, value in after.items():
-        old = before.get(key)
+        old = before[key]
         if old == value:
             continue
-        if isinstance(value, list) and isinstance(old, list):
-            kept = 0
-            while kept < min(len(old), len(value)) and old[kept] == value[kept]:
-                kept += 1
-            patch[key] = [kept, value[kept:]]
+        if isinstance(value, list):
+            start = 0
+            while start < min(len(old), len(value)) and old[start] == value[start]:
+                start += 1
+            end_old, end_new = len(old), len(value)  # the common tail, after the common head
+            while end_old > start and end_new > start and old[end_old - 1] == value[end_new - 1]:
+                end_old, end_new = end_old - 1, end_new - 1
+            patch[key] = [start, end_old - start, *value[start:end_new]]
         else:
             patch[key] = value
     return patch
@@ -246,12 +274,13 @@ def seat_views(views: dict[str, Any]) -> list[list[dict[str, Any]]]:
         row = []
         for previous, ref in zip(rows[-1], refs, strict=True):
             view = dict(previous)
-            for key, value in views["patch"][ref].items():
-                if isinstance(previous.get(key), list):
-                    kept, tail = value
-                    view[key] = previous[key][:kept] + tail
-                else:
-                    view[key] = value
+            for part in ref if isinstance(ref, list) else [ref]:
+                for key, value in views["patch"][part].items():
+                    if isinstance(previous[key], list):
+                        start, removed, *inserted = value
+                        view[key] = previous[key][:start] + inserted + previous[key][start + removed :]
+                    else:
+                        view[key] = value
             row.append(view)
         rows.append(row)
     return rows

@@ -32,7 +32,8 @@
 
   // -- the data --------------------------------------------------------------------------------
 
-  /** views.base[seat], then at each later decision a patch per seat: the inverse of page.py's encode_views. */
+  /** views.base[seat], then at each later decision a patch per seat, or a list of patches applied in turn;
+   * a list field's patch is a splice [start, removed, ...inserted]: the inverse of page.py's encode_views. */
   function decodeViews(encoded) {
     if (!encoded.base.length) return [];
     const rows = [encoded.base.map((v) => Object.assign({}, v))];
@@ -40,13 +41,16 @@
       const previous = rows[rows.length - 1];
       rows.push(refs.map((ref, seat) => {
         const view = Object.assign({}, previous[seat]);
-        const patch = encoded.patch[ref];
-        for (const key of Object.keys(patch)) {
-          if (Array.isArray(previous[seat][key])) {
-            const [kept, tail] = patch[key];
-            view[key] = previous[seat][key].slice(0, kept).concat(tail);
-          } else {
-            view[key] = patch[key];
+        for (const part of Array.isArray(ref) ? ref : [ref]) {
+          const patch = encoded.patch[part];
+          for (const key of Object.keys(patch)) {
+            if (Array.isArray(previous[seat][key])) {
+              const list = previous[seat][key].slice();
+              list.splice(patch[key][0], patch[key][1], ...patch[key].slice(2));
+              view[key] = list;
+            } else {
+              view[key] = patch[key];
+            }
           }
         }
         return view;
@@ -138,15 +142,14 @@
 
   // -- actions, as the record spells them ---------------------------------------------------------
 
-  /** A request's legal action (protobuf JSON: {card}, {suit}, {discard: {cards}}, {draw}, {answer}, {take}). */
-  function legalAction(action) {
-    if ("card" in action) return card(action.card);
-    if ("suit" in action) return suit(action.suit);
-    if ("discard" in action) return cards(action.discard.cards || []);
-    if ("draw" in action) return el("span", { class: "word", text: action.draw });
-    if ("answer" in action) return el("span", { class: "word", text: action.answer ? "yes" : "no" });
-    if ("take" in action) return el("span", { class: "word", text: action.take });
-    return el("span", { class: "word", text: JSON.stringify(action) });
+  /** A request's legal action of ``kind``, as the value of its Action's one field: "7H", "S", {cards}, "keep",
+   * true, "stock". */
+  function legalAction(kind, value) {
+    if (kind === "PLAY") return card(value);
+    if (kind === "TRUMP") return suit(value);
+    if (kind === "DISCARD") return cards(value.cards || []);
+    if (kind === "REDEAL" || kind === "BAM") return el("span", { class: "word", text: value ? "yes" : "no" });
+    return el("span", { class: "word", text: String(value) });
   }
 
   /** A record's action of ``kind`` (a card, a suit letter, a list, "keep", true, a Hand turn). */
@@ -173,16 +176,9 @@
   }
 
   function sameAction(kind, legal, action) {
-    if ("card" in legal) return legal.card === action;
-    if ("suit" in legal) return legal.suit === action;
-    if ("draw" in legal) return legal.draw === action;
-    if ("answer" in legal) return legal.answer === action;
-    if ("take" in legal) return legal.take === action;
-    if ("discard" in legal) {
-      const a = (legal.discard.cards || []).slice().sort(), b = (action || []).slice().sort();
-      return a.length === b.length && a.every((c, i) => c === b[i]);
-    }
-    return false;
+    if (kind !== "DISCARD") return legal === action;
+    const a = (legal.cards || []).slice().sort(), b = (action || []).slice().sort();
+    return a.length === b.length && a.every((c, i) => c === b[i]);
   }
 
   // -- the page's frame, built once ----------------------------------------------------------------
@@ -270,6 +266,16 @@
       button("last", "\u25b6|", "last decision (End)", () => go(total)),
       frame.scrubber, frame.decision, frame.speed, frame.round, frame.trick, frame.view);
     root.append(frame.controls);
+    const faulted = steps.filter((s) => s.fault);
+    if (faulted.length) {
+      root.append(el("div", { class: "faults", id: "faults" }, el("span", { class: "label" }, "Faults: "),
+        faulted.map((s) => {
+          const b = el("button", { type: "button", "data-n": s.n, title: "go to decision " + s.n },
+            "d" + s.n + " s" + s.fault.seat + " " + s.fault.kind + (s.action === null ? " (ends the match)" : ""));
+          b.addEventListener("click", () => go(s.n));
+          return b;
+        })));
+    }
 
     frame.body = el("div", { class: "body" });
     frame.table = el("section", { class: "table seats-" + players, id: "table", "aria-label": "the table" });
@@ -467,7 +473,8 @@
     if (mine) {
       if (step.legal.length) {
         out.push(el("div", { id: "legal" }, el("span", { class: "label" }, "Legal: "),
-          step.legal.map((a) => el("span", { class: "legal" + (sameAction(step.kind, a, step.action) ? " chosen" : "") }, legalAction(a)))));
+          step.legal.map((a) => el("span", { class: "legal" + (sameAction(step.kind, a, step.action) ? " chosen" : "") },
+            legalAction(step.kind, a)))));
       } else if (step.kind === "TURN") {
         out.push(el("div", { id: "legal", class: "small" }, "Legal: a TURN lists none; the referee checks the whole turn."));
       }
