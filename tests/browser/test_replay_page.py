@@ -39,6 +39,7 @@ from tests.support.browser import Browser, Opened
 from tests.support.replay_records import hand_worked, played, read_events, write_events
 from waraq.referee.games.cards import CARD_NAMES
 from waraq.referee.games.hand.melds import CARD_NAMES as HAND_CARD_NAMES
+from waraq.referee.match.play import referee_error_result
 from waraq.referee.replay.html.write import write_page
 from waraq.referee.replay.walk import Replay, Step, load
 
@@ -282,6 +283,18 @@ def test_a_forfeit_says_forfeit_with_the_fault(browser, pages):
     assert opened.page.get_attribute("#fault", "data-code") == "illegal_action"
     assert "nothing: the match ended on this question's fault" in opened.page.text_content("#action")
     opened.screenshot("replay-forfeit")
+    assert_offline_and_clean(opened, page)
+
+
+def test_a_match_aborted_by_the_referee_says_so_plainly(browser, pages, tmp_path):
+    events = read_events(pages["hokm"].record)[:30]
+    events.append(referee_error_result(RuntimeError("the table fell over")))
+    page = Page(write_events(tmp_path / "aborted.jsonl", events), tmp_path / "aborted.html")
+    opened = open_page(browser, page, "d99999")
+    assert opened.page.get_attribute("#result", "data-reason") == "aborted"
+    error = "by the referee: referee error: RuntimeError: the table fell over"
+    assert opened.page.text_content("#result") == f"Aborted {error}"
+    assert opened.page.text_content("#end") == f"Then: aborted {error}"
     assert_offline_and_clean(opened, page)
 
 

@@ -22,7 +22,8 @@ import pytest
 
 from tests.support.replay_records import hand_worked, played, read_events, waraq, write_events
 from waraq.referee.games.cards import CARD_NAMES
-from waraq.referee.replay.html.page import PAGE_FORMAT, page_data, seat_views, view_message
+from waraq.referee.match.play import referee_error_result
+from waraq.referee.replay.html.page import PAGE_FORMAT, encode_views, page_data, seat_views, view_message, view_patch
 from waraq.referee.replay.html.write import INDEX, page_names, render_page, script_json, write_folder, write_page
 from waraq.referee.replay.walk import load, request_json
 from waraq.referee.wire.hand import ACTION_FIELD as HAND_FIELDS
@@ -91,6 +92,18 @@ def test_every_seat_view_at_every_decision_is_the_view_its_request_holds(records
             assert [{ACTION_FIELD[step.kind]: value} for value in said["legal"]] == request["legal"]
             for seat, view in enumerate(row):
                 assert view == request_json(view_message(step.before.view(seat)))[field]
+
+
+def test_a_patch_is_the_changed_fields_and_a_list_a_splice():
+    before = {"to_act": 0, "hand": ["2S", "7S", "QH", "AH"], "trick": [], "scores": [1, 0]}
+    after = {"to_act": 1, "hand": ["2S", "QH", "AH"], "trick": [{"seat": 0, "card": "7S"}], "scores": [1, 0]}
+    assert view_patch(before, after) == {"to_act": 1, "hand": [1, 1], "trick": [0, 0, {"seat": 0, "card": "7S"}]}
+    # Two seats: what both patches share is stored once, seat 0's hand apart.
+    other = {**before, "hand": ["3D"]}
+    encoded = encode_views([[before, other], [after, {**after, "hand": ["3D"]}]])
+    assert encoded["patch"] == [{"to_act": 1, "trick": [0, 0, {"seat": 0, "card": "7S"}]}, {"hand": [1, 1]}]
+    assert encoded["refs"] == [[[0, 1], 0]]
+    assert seat_views(encoded) == [[before, other], [after, {**after, "hand": ["3D"]}]]
 
 
 def test_a_seat_view_holds_its_own_hand_and_no_card_of_another_hand(records):
@@ -198,6 +211,16 @@ def test_a_record_that_does_not_replay_gets_a_page_that_says_why(tmp_path, text,
     assert write_page(record, tmp_path / "bad.html") > 0
     data = embedded((tmp_path / "bad.html").read_text())
     assert data["status"] == status and says in data["problem"] and data["steps"] == []
+
+
+def test_a_match_aborted_by_the_referee_says_so_with_its_error(records, tmp_path):
+    events = read_events(records.records("clean")[0])[:40]
+    events.append(referee_error_result(RuntimeError("the table fell over")))
+    record = write_events(tmp_path / "aborted.jsonl", events)
+    data = page_data(load(record))
+    assert data["status"] == "ok" and data["result"]["reason"] == "aborted"
+    assert data["result"]["text"] == "aborted by the referee: referee error: RuntimeError: the table fell over"
+    assert len(data["steps"]) == sum(e["type"] == "decision" for e in events)
 
 
 def test_a_record_that_is_not_there_gets_a_page_that_says_so(tmp_path):

@@ -212,9 +212,10 @@
       const reason = result.reason;
       const banner = el("div", { class: "banner " + (reason === "forfeit" || reason === "aborted" ? "bad" : "good"),
         id: "result", "data-reason": reason });
-      if (reason === "forfeit") banner.append(el("b", {}, "Forfeit. "));
-      else if (reason === "aborted") banner.append(el("b", {}, "Aborted. "));
-      banner.append(el("span", {}, result.text));
+      // The result's words are the terminal replay's ("aborted by the referee: ...", "s0+s2 win by the forfeit of s3").
+      if (reason === "forfeit") banner.append(el("b", {}, "Forfeit. "), el("span", {}, result.text));
+      else if (reason === "aborted") banner.append(el("b", {}, "Aborted"), el("span", {}, result.text.replace(/^aborted/, "")));
+      else banner.append(el("span", {}, result.text));
       for (const fault of forfeitFaults()) banner.append(el("div", { class: "fault-line" }, faultLine(fault, true)));
       root.append(banner);
     }
