@@ -51,7 +51,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from waraq.bots.hokm_greedy import beats, greedy_follow, greedy_lead, low_key
+from waraq.bots.hokm_greedy import GreedyPlayer, beats, greedy_follow, greedy_lead, low_key
 from waraq.bots.hokm_heuristic import HeuristicPlayer, Table
 from waraq.referee.games.cards import CARD_NAMES
 from waraq.referee.games.dealers import SeededDealer
@@ -375,11 +375,16 @@ def is_exact(view: HokmView) -> bool:
     return cards_left(view) <= EXACT_CARDS[view.rules.players]
 
 
-def evaluate_world(world: HokmState, actions: Sequence[Any], team: int, exact: bool) -> list[float]:
-    """Each action's value in one world: rolled out, or solved exactly."""
+def evaluate_world(
+    world: HokmState, actions: Sequence[Any], team: int, exact: bool, stop_at: float = math.inf
+) -> list[float]:
+    """Each action's value in one world: rolled out, or solved exactly; the first few only
+    when ``stop_at`` (a ``time.perf_counter()``) comes before the last."""
     before, round_ = tuple(world.scores), world.round
     values = []
     for action in actions:
+        if time.perf_counter() >= stop_at:
+            break
         child = world.clone()
         child.push(action)
         if exact:
@@ -420,7 +425,12 @@ class Weighed:
 
 def search(view: HokmView, rng: random.Random, worlds: int, stop_at: float) -> Weighed:
     """Sample up to ``worlds`` worlds and value each legal action in each, until ``stop_at``
-    (a ``time.perf_counter()``); at least one world is always weighed."""
+    (a ``time.perf_counter()``), checked before each action.
+
+    Stopped inside the first world, it weighs the actions that world valued so far (none at
+    all: ``worlds`` is 0 and the caller plays without searching); inside a later one, the
+    worlds done.
+    """
     actions = tuple(view.legal)
     team = view.seat % view.rules.teams
     table = Table.of(view)
@@ -428,9 +438,14 @@ def search(view: HokmView, rng: random.Random, worlds: int, stop_at: float) -> W
     exact = is_exact(view)
     totals = [0.0] * len(actions)
     done = 0
-    while done < worlds and (done == 0 or time.perf_counter() < stop_at):
+    while done < worlds:
         world = deal_world(template, sample_hands(view, table, rng))
-        for i, value in enumerate(evaluate_world(world, actions, team, exact)):
+        values = evaluate_world(world, actions, team, exact, stop_at)
+        if len(values) < len(actions):  # out of time
+            if done == 0:
+                return Weighed(actions[: len(values)], tuple(values), 0, exact, worlds)
+            break
+        for i, value in enumerate(values):
             totals[i] += value
         done += 1
     return Weighed(actions, tuple(t / done for t in totals), done, exact, worlds)
@@ -461,6 +476,7 @@ class SearchPlayer:
         self.think_ms = 0.0
         self._deadline_ms = 0.0  # from the request, when served (:meth:`set_clock`); 0: none
         self._rules_player = HeuristicPlayer(seed)
+        self._greedy = GreedyPlayer(seed)
 
     def set_clock(self, deadline_ms: float, bank_ms: float) -> None:
         """The request's clock, given by the server before each decision. The bank is not spent:
@@ -501,6 +517,10 @@ class SearchPlayer:
         worlds = self.worlds or worlds_for(budget, view)
         rng = random.Random(self._decision_key(view))
         weighed = search(view, rng, worlds, start + self.hard_limit_ms() / 1000)
+        if not weighed.actions:  # no time for a single rollout: the greedy bot's card
+            action = self._greedy(view)
+            self.note = f"{self._greedy.note} (greedy's rule: no time to search)"
+            return action
         self.note = describe(view, weighed)
         return weighed.best()
 
@@ -528,6 +548,8 @@ def describe(view: HokmView, weighed: Weighed, shown: int = 6) -> str:
     if len(order) > shown:
         parts.append(f"{len(order) - shown} more")
     how = "exact" if weighed.exact else "rollouts"
-    if weighed.worlds < weighed.planned:
+    if weighed.worlds == 0:
+        how += f", stopped by the clock in the first world after {len(weighed.actions)} of {len(view.legal)} actions"
+    elif weighed.worlds < weighed.planned:
         how += f", stopped by the clock at {weighed.worlds} of {weighed.planned}"
     return f"{weighed.worlds} world{'s' if weighed.worlds != 1 else ''}, {how}: {', '.join(parts)}"

@@ -31,6 +31,7 @@ from waraq.bots.hokm_search import (
     deal_world,
     evaluate_world,
     sample_hands,
+    search,
     world_template,
     worlds_for,
 )
@@ -231,6 +232,19 @@ def test_a_decision_keeps_to_its_budget_and_under_the_deadline():
         assert (time.perf_counter() - start) * 1000 < 45 + 15  # its room, and the margin for one world
     player.set_clock(10_000.0, 60_000.0)
     assert player.budget_ms() == 100.0 and player.hard_limit_ms() == 200.0  # a long deadline: its own budget
+
+
+def test_out_of_time_it_still_answers_legally_and_says_why():
+    view = to_act_view(position({"players": 4}, 1, 0))
+    # No time at all: not a single rollout, so the greedy bot's card.
+    weighed = search(view, random.Random(0), 10, stop_at=0.0)
+    assert weighed.worlds == 0 and weighed.actions == ()
+    player = SearchPlayer("late", ms=100)
+    player.set_clock(1.0, 0.0)  # a 1 ms deadline: less than the transport's margin
+    assert player.budget_ms() == 1.0
+    action = player(view)
+    assert action in view.legal
+    assert "stopped by the clock" in player.note or "no time to search" in player.note
 
 
 def test_beats_random_players():
