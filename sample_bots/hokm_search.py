@@ -326,9 +326,10 @@ def seeing_policy(state: HokmState) -> Any:
     return min(sure or legal, key=lambda c: low_key(c, trump))
 
 
-def rollout(state: HokmState, before: Sequence[int], team: int) -> float:
-    """Play ``state`` to the end of its round by :func:`policy`; the round's value for ``team``."""
-    round_ = state.round
+def rollout(state: HokmState, round_: int, before: Sequence[int], team: int) -> float:
+    """Play ``state`` to the end of round ``round_`` (its scores were ``before``) by
+    :data:`ROLLOUT_POLICY`; the round's value for ``team``. The round may be over already:
+    the action tried may have taken its last trick."""
     push = state.push
     while state.round == round_ and state.result is None:
         push(ROLLOUT_POLICY(state))
@@ -390,7 +391,7 @@ def evaluate_world(
         if exact:
             values.append(solve(child, round_, before, team, -math.inf, math.inf))
         else:
-            values.append(rollout(child, before, team))
+            values.append(rollout(child, round_, before, team))
     return values
 
 

@@ -147,6 +147,20 @@ def test_the_exact_search_finds_the_only_winning_lead_of_a_hand_worked_ending():
     assert GreedyPlayer()(view) == parse_card("AH")
 
 
+def test_an_action_that_ends_the_round_is_valued_by_that_round():
+    # The ending above after AH 3S 4C: seat 3's KH (it must follow hearts) loses the trick to the
+    # 3S, but it is seat 1's, its partner's: their 7th trick, the round, 7 tricks to 5: +1.2 for
+    # seats 1 and 3. The rollout must stop there, not play on into the next round's deal.
+    view = play_view(3, "KH 6D", trick="AH 3S 4C", trump="S")._replace(
+        hand_sizes=(1, 1, 1, 2), tricks_won=(3, 3, 2, 3)
+    )
+    hands = [sorted(cards(h)) for h in ("9S", "5D", "5C", "KH 6D")]
+    world = deal_world(world_template(view), hands)
+    assert view.legal == (parse_card("KH"),)
+    assert evaluate_world(world, view.legal, 1, exact=False) == pytest.approx([1.2])
+    assert evaluate_world(world, view.legal, 1, exact=True) == pytest.approx([1.2])
+
+
 def test_plays_on_for_the_game_when_no_card_can_lose_a_trick():
     # Seat 0 holds 9S..AS, every trump left, after winning the first seven tricks: bam wins the
     # match at once, which is worth more than the kot (a won match counts its 7 points).

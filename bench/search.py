@@ -1,0 +1,222 @@
+"""The search bot's speed and a quick look at its strength, in-process.
+
+    python bench/search.py speed [--players 4 3 2]
+    python bench/search.py strength [--bot search] [--against heuristic greedy] [--boards 20] [--players 4]
+                                    [--worlds N | --ms MS]
+
+``speed`` prints, per player count: the engine's ``clone`` and ``push`` per call on
+a state in the middle of a round; the search's worlds per second (a world is
+sampled, dealt, and every legal action rolled out or solved in it) over real
+PLAY decisions of random matches; and for a match of search at 100 ms a
+decision against the heuristic, its decisions per second and the CPU seconds
+one search seat spends on the match (what a ladder of it costs).
+
+``strength`` plays duplicate boards: each board's decks go to the same seats
+whoever deals (the ladder's SeatDealer), once with the bot (search, unless
+``--bot`` names another house bot, to grade the others too) on one side and
+once on the other (2 and 4 players; with 3, it takes each seat in turn against
+two of the other bot). It prints the matches search won, with an exact 95 %
+interval, and the share of the round points it took. A few dozen boards tell
+a large difference from none; the 400-board figures of #16 are for
+``waraq versus``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from collections.abc import Callable
+from math import comb
+from typing import Any
+
+from waraq.bots.hokm_greedy import GreedyPlayer
+from waraq.bots.hokm_heuristic import HeuristicPlayer
+from waraq.bots.hokm_random import RandomPlayer
+from waraq.bots.hokm_search import SearchPlayer, search
+from waraq.referee.games.dealers import SeatDealer
+from waraq.referee.games.hokm.engine import PLAY, HokmState, new_match
+from waraq.referee.games.hokm.rules import PRESETS
+from waraq.referee.match.inprocess import play_match
+
+RULES = {4: PRESETS["classic"], 3: PRESETS["three"], 2: PRESETS["two"]}
+OPPONENTS: dict[str, Callable[[str], Any]] = {
+    "heuristic": HeuristicPlayer,
+    "greedy": GreedyPlayer,
+    "random": RandomPlayer,
+}
+
+
+# -- speed ------------------------------------------------------------------------------
+
+
+def mid_round_positions(players: int, count: int) -> list[HokmState]:
+    """PLAY positions of random matches, from the first trick to the last."""
+    found: list[HokmState] = []
+    rng = random.Random(players)
+    seed = 0
+    while len(found) < count:
+        state = new_match(RULES[players], f"bench/{seed}")
+        seed += 1
+        while state.result is None and len(found) < count:
+            if state.kind == PLAY and len(state.legal_actions()) > 1 and rng.random() < 0.15:
+                found.append(state.clone())
+            state.apply(rng.choice(state.legal_actions()))
+    return found
+
+
+def per_call_us(fn: Callable[[], Any], calls: int) -> float:
+    start = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    return (time.perf_counter() - start) / calls * 1e6
+
+
+def clone_and_push_us(players: int) -> tuple[float, float]:
+    state = mid_round_positions(players, 1)[0]
+    clone = per_call_us(state.clone, 50_000)
+    copies = [state.clone() for _ in range(50_000)]
+    action = state.legal_actions()[0]
+    start = time.perf_counter()
+    for copy in copies:
+        copy.push(action)
+    push = (time.perf_counter() - start) / len(copies) * 1e6
+    return clone, push
+
+
+def worlds_per_second(players: int, positions: int = 60, worlds: int = 10) -> float:
+    spent = done = 0.0
+    for k, state in enumerate(mid_round_positions(players, positions)):
+        assert state.to_act is not None
+        view = state.view(state.to_act)
+        start = time.perf_counter()
+        weighed = search(view, random.Random(k), worlds, stop_at=float("inf"))
+        spent += time.perf_counter() - start
+        done += weighed.worlds
+    return done / spent
+
+
+class Timed:
+    """A player whose decisions are counted and whose CPU time is summed."""
+
+    def __init__(self, player: Any) -> None:
+        self.player = player
+        self.cpu = 0.0
+        self.decisions = 0
+
+    def __call__(self, view: Any) -> Any:
+        start = time.process_time()
+        action = self.player(view)
+        self.cpu += time.process_time() - start
+        self.decisions += 1
+        return action
+
+
+def match_cost(players: int, ms: float) -> tuple[float, float]:
+    """Decisions per second and CPU seconds a match of one search seat, at ``ms`` a decision."""
+    rules = RULES[players]
+    timed = Timed(SearchPlayer("cost/0", ms=ms))
+    seats: list[Any] = [timed] + [HeuristicPlayer(f"cost/{s}") for s in range(1, players)]
+    play_match(rules, "cost", seats)
+    return timed.decisions / timed.cpu, timed.cpu
+
+
+def speed(args: argparse.Namespace) -> None:
+    print(f"{'players':>7}  {'clone us':>8}  {'push us':>7}  {'worlds/s':>8}  {'decisions/s':>11}  {'CPU s/match':>11}")
+    for players in args.players:
+        clone, push = clone_and_push_us(players)
+        worlds = worlds_per_second(players)
+        decisions, cpu = match_cost(players, args.ms)
+        print(f"{players:>7}  {clone:>8.2f}  {push:>7.2f}  {worlds:>8.0f}  {decisions:>11.1f}  {cpu:>11.1f}")
+    print(f"(decisions/s and CPU: one search seat at {args.ms:g} ms, the others heuristic, one match to 7)")
+
+
+# -- strength -----------------------------------------------------------------------------
+
+
+def sides(players: int) -> list[set[int]]:
+    """The seats search takes in each room of a board."""
+    if players == 4:
+        return [{0, 2}, {1, 3}]
+    return [{s} for s in range(players)]
+
+
+def play_board(players: int, board: int, make_search: Callable[[str], Any], other: str) -> list[tuple[bool, float]]:
+    """Each room of one board: whether search won, and its share of the round points."""
+    rules = RULES[players]
+    rooms = []
+    for room, ours in enumerate(sides(players)):
+        seats = [
+            make_search(f"b{board}/r{room}/{s}") if s in ours else OPPONENTS[other](f"b{board}/r{room}/{s}")
+            for s in range(players)
+        ]
+        state = play_match(rules, f"board/{board}", seats, SeatDealer(f"board/{board}"))
+        assert state.result is not None
+        scores = state.result.score
+        mine = scores[min(ours) % rules.teams]  # its team's or its own
+        rooms.append((bool(ours & set(state.result.winners)), mine / max(sum(scores), 1)))
+    return rooms
+
+
+def clopper_pearson(wins: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    alpha = (1 - level) / 2
+
+    def tail(k: int, p: float) -> float:  # P(X >= k)
+        return sum(comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k, n + 1))
+
+    def solve(f: Callable[[float], float]) -> float:
+        lo, hi = 0.0, 1.0
+        for _ in range(50):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if f(mid) < 0 else (lo, mid)
+        return lo
+
+    low = 0.0 if wins == 0 else solve(lambda p: tail(wins, p) - alpha)
+    high = 1.0 if wins == n else solve(lambda p: tail(wins + 1, p) - (1 - alpha))
+    return low, high
+
+
+def strength(args: argparse.Namespace) -> None:
+    budget = f"{args.worlds} worlds" if args.worlds else f"{args.ms:g} ms"
+    name = f"search ({budget})" if args.bot == "search" else args.bot
+
+    def make_search(seed: str) -> Any:
+        if args.bot != "search":
+            return OPPONENTS[args.bot](seed)
+        return SearchPlayer(seed, ms=args.ms, worlds=args.worlds)
+
+    for players in args.players:
+        for other in args.against:
+            start = time.perf_counter()
+            rooms = [r for board in range(args.boards) for r in play_board(players, board, make_search, other)]
+            wins = sum(won for won, _ in rooms)
+            low, high = clopper_pearson(wins, len(rooms))
+            share = statistics.mean(s for _, s in rooms)
+            took = time.perf_counter() - start
+            print(
+                f"{players} players, {name} v {other}: won {wins}/{len(rooms)} matches = "
+                f"{wins / len(rooms):.0%} (95 % {low:.0%}-{high:.0%}), {share:.0%} of the points; "
+                f"{args.boards} boards in {took:.0f} s"
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    fast = commands.add_parser("speed", help="clone/push cost, worlds/s, decisions/s, CPU per match")
+    fast.add_argument("--players", type=int, nargs="+", default=[4, 3, 2], choices=(4, 3, 2))
+    fast.add_argument("--ms", type=float, default=100.0, help="the budget of the match measured (default 100)")
+    strong = commands.add_parser("strength", help="search against other bots on duplicate boards")
+    strong.add_argument("--bot", default="search", choices=["search", *sorted(OPPONENTS)], help="the bot measured")
+    strong.add_argument("--players", type=int, nargs="+", default=[4], choices=(4, 3, 2))
+    strong.add_argument("--against", nargs="+", default=["heuristic", "greedy"], choices=sorted(OPPONENTS))
+    strong.add_argument("--boards", type=int, default=20)
+    strong.add_argument("--ms", type=float, default=100.0, help="search's budget a decision (default 100)")
+    strong.add_argument("--worlds", type=int, help="a fixed number of worlds a decision instead of --ms")
+    args = parser.parse_args()
+    speed(args) if args.command == "speed" else strength(args)
+
+
+if __name__ == "__main__":
+    main()
