@@ -509,10 +509,10 @@
     const bar = el("span", { class: "bar" + ((step.ms || 0) > deadline ? " over" : "") },
       el("span", { style: null }));
     bar.firstChild.style.width = (share * 100).toFixed(1) + "%";
-    const took = step.ms === null ? "no reply timed" : ms(step.ms) +
-      (step.bot_ms !== undefined ? " (bot says " + ms(step.bot_ms) + ")" : "");
+    const took = step.ms === null ? "none recorded, against a " + ms(deadline) + " deadline" : ms(step.ms) +
+      (step.bot_ms !== undefined ? " (bot says " + ms(step.bot_ms) + ")" : "") + " of a " + ms(deadline) + " deadline";
     return el("div", { id: "time" }, el("span", { class: "label" }, "Time: "),
-      took + " of a " + ms(deadline) + " deadline; bank " + ms(step.bank_ms) + " of " + ms(bank) + " left when asked; seq " + step.seq,
+      took + "; bank " + ms(step.bank_ms) + " of " + ms(bank) + " left when asked; seq " + step.seq,
       bar);
   }
 

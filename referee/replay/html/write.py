@@ -142,7 +142,7 @@ def _index_row(replay: Replay, page: str) -> dict[str, str]:
 INDEX_STYLE = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 1.5em; color: #1d232b; }
 table { border-collapse: collapse; } th, td { text-align: left; padding: .3em .8em; border-bottom: 1px solid #d8dde3; }
-th { background: #eef1f4; } td.n { text-align: right; } .bad { color: #b3261e; }
+th { background: #eef1f4; } td.n { text-align: right; } td:first-child { white-space: nowrap; } .bad { color: #b3261e; }
 """
 
 
