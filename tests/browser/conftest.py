@@ -1,4 +1,4 @@
-"""The browser tests' fixtures: one headless Chromium a session (tests/support/browser.py)."""
+"""The browser tests' fixtures: one headless Chromium for this folder (tests/support/browser.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,11 @@ import pytest
 from tests.support.browser import Browser, session_browser
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def _chromium() -> Iterator[Browser]:
+    # Package scope, not session: Playwright's sync API runs an event loop on this thread while it is
+    # open, and every later test calling asyncio.run would fail with "cannot be called from a running
+    # event loop". Closed when tests/browser is done, the thread is free again.
     yield from session_browser()
 
 
