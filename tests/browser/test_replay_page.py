@@ -284,6 +284,11 @@ def test_a_forfeit_says_forfeit_with_the_fault(browser, pages):
     assert "nothing: the match ended on this question's fault" in opened.page.text_content("#action")
     opened.screenshot("replay-forfeit")
     assert_offline_and_clean(opened, page)
+    # Another seat's view: the fault, not its detail (it lists the faulty seat's hand).
+    other = open_page(browser, page, f"d{last.number}/s{(last.seat + 1) % 4}")
+    said = other.page.inner_text("body")
+    assert f"s{last.seat} (scripted) ILLEGAL illegal_action" in said and last.fault["detail"] not in said
+    assert "holds" in last.fault["detail"] and "holds" not in said
 
 
 def test_a_match_aborted_by_the_referee_says_so_plainly(browser, pages, tmp_path):

@@ -216,7 +216,9 @@
       if (reason === "forfeit") banner.append(el("b", {}, "Forfeit. "), el("span", {}, result.text));
       else if (reason === "aborted") banner.append(el("b", {}, "Aborted"), el("span", {}, result.text.replace(/^aborted/, "")));
       else banner.append(el("span", {}, result.text));
-      for (const fault of forfeitFaults()) banner.append(el("div", { class: "fault-line" }, faultLine(fault, true)));
+      frame.forfeit = el("div", { id: "forfeit-faults" });
+      banner.append(frame.forfeit);
+      fillForfeit(null);
       root.append(banner);
     }
     if (!total) {
@@ -301,6 +303,14 @@
     return found;
   }
 
+  /** The faults that forfeited, their detail only in the all-hands view or the faulty seat's own:
+   * an illegal play's detail lists the faulty seat's hand. */
+  function fillForfeit(seen) {
+    if (!frame.forfeit) return;
+    frame.forfeit.replaceChildren(...forfeitFaults().map((fault) =>
+      el("div", { class: "fault-line", "data-seat": fault.seat }, faultLine(fault, seen === null || seen === fault.seat))));
+  }
+
   function faultLine(fault, withDetail) {
     const line = el("span", { class: "fault", "data-kind": fault.kind, "data-code": fault.code || "" },
       el("b", {}, "fault: s" + fault.seat + " (" + seatName(fault.seat) + ") " + fault.kind),
@@ -335,6 +345,7 @@
     const publicView = row[seen === null ? step.seat : seen];
     frame.table.replaceChildren(...(game === "hand" ? handTable(step, row, seen, publicView) : hokmTable(step, row, seen, publicView)));
     frame.panel.replaceChildren(...panel(step, row, seen));
+    fillForfeit(seen);
     writeFragment();
   }
 
