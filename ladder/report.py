@@ -118,9 +118,7 @@ def gather(ladder: Ladder, description: str, *, everyone: bool = False) -> Repor
         names = {e.id: e.name for e in store.entries()}
         history = store.rating_history()
         rows = store.match_rows()
-        # Every fault, as the table's faults column counts them (store.tallies); by kind, which the store
-        # has no query for: read here, with the store's connection, inside the same snapshot.
-        kinds = store.db.execute("SELECT bot_id, kind, COUNT(*) FROM faults GROUP BY bot_id, kind").fetchall()
+        kinds = store.fault_kinds()
     shown = [row.bot for row in standings]
     rated_ids = [row["id"] for row in rows if row["status"] in (RATED, UNRATED)]
     return Report(

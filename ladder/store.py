@@ -577,6 +577,11 @@ class Store:
         self.db.executemany("UPDATE matches SET status = ?, note = ? WHERE id = ?", [(CANCELLED, note, i) for i in ids])
         return ids
 
+    def fault_kinds(self) -> list[tuple[int, str, int]]:
+        """(bot, fault kind, count) over every fault stored, as the table's faults column counts them."""
+        query = "SELECT bot_id, kind, COUNT(*) FROM faults GROUP BY bot_id, kind ORDER BY bot_id, kind"
+        return self.db.execute(query).fetchall()
+
     def crash_matches(self, entry_id: int, upto: int) -> int:
         """Processed matches up to ``upto`` in which the entry had a CRASH or STARTUP fault."""
         return self.db.execute(
