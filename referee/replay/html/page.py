@@ -69,12 +69,16 @@ def match_data(replay: Replay) -> dict[str, Any]:
         "started": header.get("started"),
         "policy": header.get("policy"),
         "deal_key": header.get("deal_key"),
-        "rules": rules.to_dict() if rules is not None else header.get("rules"),
+        "rules": rules.to_dict() if rules is not None else _dict_or_none(header.get("rules")),
         "players": replay.players,
         "teams": rules.teams if rules is not None else 0,
         "seats": seats,
         "time_control": replay.time_control,
     }
+
+
+def _dict_or_none(value: Any) -> dict[str, Any] | None:
+    return value if isinstance(value, dict) else None
 
 
 def _version(header: dict[str, Any], seat: int) -> str:

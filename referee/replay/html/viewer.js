@@ -191,7 +191,7 @@
     const rules = match.rules ? Object.entries(match.rules).map(([k, v]) => k + "=" + JSON.stringify(v)).join(" ") : "";
     const tc = match.time_control || {};
     const header = el("header", {},
-      el("h1", {}, (game === "hand" ? "Hand" : "Hokm") + " replay: " + match.match_id),
+      el("h1", {}, ({ hand: "Hand replay", hokm: "Hokm replay" }[game] || "Replay") + ": " + match.match_id),
       el("p", { class: "meta" }, who),
       el("p", { class: "meta small" },
         [data.file, match.seed !== undefined && match.seed !== null ? "seed " + match.seed : null,
