@@ -287,7 +287,7 @@
     root.append(frame.body);
     root.append(el("p", { class: "keys" },
       "Keys: \u2190 \u2192 one decision, Home / End the ends, space plays and pauses. " +
-      "This page's address ends in #d" + "N or #dN/sS: send it to open decision N, in seat S's view."));
+      "This page's address ends in #dN or #dN/sS: send it to open decision N, in seat S's view."));
   }
 
   function rounds() {
@@ -311,18 +311,19 @@
       el("div", { class: "fault-line", "data-seat": fault.seat }, faultLine(fault, seen === null || seen === fault.seat))));
   }
 
-  function faultLine(fault, withDetail) {
+  /** A fault: its seat, kind and code; with ``withDetail`` (the all-hands view, the faulty seat's own) its
+   * detail and the action played in its place, which, like any of its choices, is that seat's until played. */
+  function faultLine(fault, withDetail, kind) {
     const line = el("span", { class: "fault", "data-kind": fault.kind, "data-code": fault.code || "" },
       el("b", {}, "fault: s" + fault.seat + " (" + seatName(fault.seat) + ") " + fault.kind),
       fault.code ? " " + fault.code : "");
-    if (withDetail && fault.detail) line.append(": " + fault.detail);
-    if (!withDetail) line.append(" (its detail is that seat's own)");
-    if ("substituted" in fault) {
-      line.append("; played for it: ", typeof fault.substituted === "object" && fault.substituted !== null && !Array.isArray(fault.substituted)
-        ? turnSteps(fault.substituted) : String(Array.isArray(fault.substituted) ? fault.substituted.join(" ") : fault.substituted));
-    } else if (withDetail) {
-      line.append("; nothing was played for it");
+    if (!withDetail) {
+      line.append(" (its detail is that seat's own)", "substituted" in fault ? "; an action was played for it" : "");
+      return line;
     }
+    if (fault.detail) line.append(": " + fault.detail);
+    if ("substituted" in fault) line.append("; played for it: ", recordAction(kind, fault.substituted));
+    else line.append("; nothing was played for it");
     return line;
   }
 
@@ -501,7 +502,7 @@
     }
     out.push(timeLine(step));
     if (step.fault) out.push(el("div", { id: "fault", class: "banner bad", "data-kind": step.fault.kind, "data-code": step.fault.code || "" },
-      faultLine(step.fault, mine)));
+      faultLine(step.fault, mine, step.kind)));
     if (step.sent === false) out.push(el("p", { class: "small bad" }, "Not sent: the seat was already lost."));
     const ended = data.rounds.filter((r) => r.after < step.n || (step.n === total && r.after <= step.n));
     if (ended.length) {
