@@ -234,29 +234,26 @@ def _html(console: Console, args: argparse.Namespace) -> int:
         except OSError as error:
             return _usage(f"--html {out}: cannot write the page: {error.strerror or error}")
         console.print(f"{out}: {size:,} bytes", markup=False, highlight=False, soft_wrap=True)
-        return _broken([replay])
+        return _broken([] if replay.ok else [replay])
     paths = record_paths(args.records)
     if not paths:
         return _usage("no records (*.jsonl, *.jsonl.gz) in " + ", ".join(map(str, args.records)))
     if out.exists() and not out.is_dir():
         return _usage(f"--html {out}: is a file; with a folder or several records, OUT is a folder for the pages")
-    written: list[Replay] = []
+    broken: list[Replay] = []  # only these are kept: a ladder's folder holds thousands of records
     try:
-        pages = write_folder(paths, out, on_page=lambda replay, _page: written.append(replay))
+        pages = write_folder(paths, out, on_page=lambda replay, _page: None if replay.ok else broken.append(replay))
     except OSError as error:
         return _usage(f"--html {out}: cannot write the pages: {error.strerror or error}")
     console.print(f"{out / INDEX}: {len(pages)} page{'s' if len(pages) != 1 else ''}", markup=False, soft_wrap=True)
-    return _broken(written)
+    return _broken(broken)
 
 
-def _broken(replays: list[Replay]) -> int:
-    """1 when a record did not replay whole (its page says why; one error line each here), else 0."""
-    status = 0
-    for replay in replays:
-        if not replay.ok:
-            print_error(f"{replay.path}: {replay.status}: {replay.problem}")
-            status = 1
-    return status
+def _broken(broken: list[Replay]) -> int:
+    """Records that did not replay whole (their pages say why) get an error line each, and status 1."""
+    for replay in broken:
+        print_error(f"{replay.path}: {replay.status}: {replay.problem}")
+    return 1 if broken else 0
 
 
 async def _ask(console: Console, args: argparse.Namespace) -> int:

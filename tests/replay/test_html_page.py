@@ -288,6 +288,19 @@ def test_the_command_writes_the_page_of_a_broken_record_and_says_what_is_wrong(r
                                                 f"({load(cut).steps[-1].where})"]
 
 
+def test_a_folder_with_a_broken_record_gets_every_page_and_names_the_broken_one(records, tmp_path):
+    folder = tmp_path / "records"
+    folder.mkdir()
+    (folder / "hokm-1.jsonl").write_bytes(records.records("clean")[0].read_bytes())
+    (folder / "hokm-2.jsonl").write_text('{"type":"match","format":"other"}\n')
+    done = waraq("replay", str(folder), "--html", str(tmp_path / "pages"))
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        f"error: {folder / 'hokm-2.jsonl'}: corrupt: line 1: format 'other', expected 'waraq.record.v1'"
+    ]
+    assert sorted(p.name for p in (tmp_path / "pages").iterdir()) == ["hokm-1.html", "hokm-2.html", INDEX]
+
+
 @pytest.mark.parametrize(
     ("extra", "says"),
     [
