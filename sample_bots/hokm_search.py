@@ -395,9 +395,25 @@ def evaluate_world(
     return values
 
 
+def distinct_actions(view: HokmView, unseen: frozenset[int]) -> tuple[Any, ...]:
+    """The legal actions worth trying: of cards of one suit with no unseen card between them
+    (each card between is this seat's or played already) only the lowest, since in every world
+    they take the same tricks (2D 3D 5D with 4D played: 2D). A BAM's two answers are both tried."""
+    if view.kind != PLAY:
+        return tuple(view.legal)
+    kept: list[int] = []
+    previous = -1
+    for card in sorted(view.legal):
+        equal = previous // 13 == card // 13 and not any(previous < c < card for c in unseen)
+        if not equal:
+            kept.append(card)
+        previous = card
+    return tuple(kept)
+
+
 def worlds_for(ms: float, view: HokmView) -> int:
     """How many worlds ``ms`` buys for this decision, by the fixed cost model (module docstring)."""
-    actions, cards = len(view.legal), cards_left(view)
+    actions, cards = len(distinct_actions(view, Table.of(view).unseen)), cards_left(view)
     if is_exact(view):
         per_action = US_EXACT_AT_10 * EXACT_GROWTH ** (cards - 10)
     else:
@@ -425,16 +441,17 @@ class Weighed:
 
 
 def search(view: HokmView, rng: random.Random, worlds: int, stop_at: float) -> Weighed:
-    """Sample up to ``worlds`` worlds and value each legal action in each, until ``stop_at``
-    (a ``time.perf_counter()``), checked before each action.
+    """Sample up to ``worlds`` worlds and value each of the distinct legal actions
+    (:func:`distinct_actions`) in each, until ``stop_at`` (a ``time.perf_counter()``), checked
+    before each action.
 
     Stopped inside the first world, it weighs the actions that world valued so far (none at
     all: ``worlds`` is 0 and the caller plays without searching); inside a later one, the
     worlds done.
     """
-    actions = tuple(view.legal)
     team = view.seat % view.rules.teams
     table = Table.of(view)
+    actions = distinct_actions(view, table.unseen)
     template = world_template(view)
     exact = is_exact(view)
     totals = [0.0] * len(actions)
@@ -514,6 +531,11 @@ class SearchPlayer:
             only = view.legal[0]
             self.note = f"{_spell(view.kind, only)}: the only legal action"
             return only
+        distinct = distinct_actions(view, Table.of(view).unseen)
+        if len(distinct) == 1:
+            cards = " ".join(CARD_NAMES[c] for c in sorted(view.legal))
+            self.note = f"{CARD_NAMES[distinct[0]]}: {cards} take the same tricks in every world, the lowest"
+            return distinct[0]
         budget = self.budget_ms()
         worlds = self.worlds or worlds_for(budget, view)
         rng = random.Random(self._decision_key(view))
