@@ -7,8 +7,9 @@ import ast
 from tests.support import ROOT, TESTS
 
 # Test folders that check the project as a whole rather than one package; starters/ plays the kits
-# of sample_bots/starters/, which are no Python packages, as copies outside the repository.
-CROSS_CUTTING = {"docs", "packaging", "starters"}
+# of sample_bots/starters/, which are no Python packages, as copies outside the repository; browser/
+# opens the pages of several packages (replays, ladder reports) in one Chromium of its own.
+CROSS_CUTTING = {"browser", "docs", "packaging", "starters"}
 # Packages of the code, by the folder a test of them lives in.
 CODE = {"ladder": ROOT / "ladder", "sample_bots": ROOT / "sample_bots"} | {
     p.name: p for p in (ROOT / "referee").iterdir() if (p / "__init__.py").exists()
