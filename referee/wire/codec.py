@@ -22,7 +22,7 @@ from waraq.v1 import bot_pb2 as pb
 
 __all__ = [
     "NOTE_LIMIT", "PROTOCOL_VERSION", "action_to_message", "clip_note", "decision_message", "decision_request",
-    "message_to_action",
+    "message_to_action", "view_message",
 ]
 
 
@@ -46,6 +46,18 @@ def decision_request(
     written into ``into`` when given (an empty request, e.g. ``RefereeMessage().decision``)."""
     game = hokm if type(view) is HokmView else _hand()
     return game.decision_request(seq, view, match_id=match_id, deadline_ms=deadline_ms, bank_ms=bank_ms, into=into)
+
+
+def view_message(view: Any) -> pb.DecisionRequest:
+    """A request holding only ``view``'s message in its game's field (no header, no legal actions):
+    what a seat knows at any moment, its turn or not, written as a request to it would carry it
+    (the HTML replay shows every seat's view at every decision)."""
+    request = pb.DecisionRequest()
+    if type(view) is HokmView:
+        hokm.fill_view(request.hokm, view)
+    else:
+        _hand().fill_view(request.hand, view)
+    return request
 
 
 def decision_message(seq: int, view: Any, *, match_id: str, deadline_ms: float, bank_ms: float) -> bytes:

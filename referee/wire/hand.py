@@ -104,11 +104,11 @@ def decision_request(
     assert kind is not None  # asked of the seat to act
     fill_header(request, seq, view, match_id=match_id, deadline_ms=deadline_ms, bank_ms=bank_ms)
     request.legal.extend([action_to_message(kind, a) for a in view.legal])
-    _fill_view(request.hand, view)
+    fill_view(request.hand, view)
     return request
 
 
-def _fill_view(m: pb.HandView, view: HandView) -> None:
+def fill_view(m: pb.HandView, view: HandView) -> None:
     """Write ``view`` into the empty message ``m`` (nested messages added in place, as wire.hokm does)."""
     m.seat = view.seat
     m.players = view.rules.players

@@ -55,7 +55,7 @@ def message_to_action(kind: str, message: pb.Action) -> Any:
     return hokm.action_from_json(kind, list(value.cards) if kind == DISCARD else value)
 
 
-def _fill_view(m: pb.HokmView, view: HokmView) -> None:
+def fill_view(m: pb.HokmView, view: HokmView) -> None:
     """Write ``view`` into the empty message ``m``.
 
     Nested messages are added in place rather than built apart and copied in:
@@ -148,6 +148,6 @@ def decision_request(
             add(card=CARD_NAMES[card])
     else:
         request.legal.extend([action_to_message(kind, a) for a in view.legal])
-    _fill_view(request.hokm, view)
+    fill_view(request.hokm, view)
     return request
 

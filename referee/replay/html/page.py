@@ -30,10 +30,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from waraq.referee.games.hokm.engine import HokmView
 from waraq.referee.replay.walk import Replay, Step, request_json
-from waraq.referee.wire import hokm as wire_hokm
-from waraq.v1 import bot_pb2 as pb
+from waraq.referee.wire import codec as wire
 
 PAGE_FORMAT = "waraq.replay-page.v1"  # the embedded data's shape, for the viewer (viewer.js reads it)
 
@@ -199,23 +197,8 @@ def all_seat_views(replay: Replay, step: Step, request: dict[str, Any] | None = 
         if seat == step.seat:
             views.append((request or request_json(replay.request(step)))[field])
         else:
-            views.append(request_json(view_message(step.before.view(seat)))[field])
+            views.append(request_json(wire.view_message(step.before.view(seat)))[field])
     return views
-
-
-def view_message(view: Any) -> pb.DecisionRequest:
-    """A request holding just ``view``'s message, written by the wire's own code for requests.
-
-    The wire writes a view only into a request to the seat to act (its header asserts so), and
-    has no public door for the view alone: this calls its writer directly (``_fill_view``)."""
-    request = pb.DecisionRequest()
-    if type(view) is HokmView:
-        wire_hokm._fill_view(request.hokm, view)
-    else:
-        from waraq.referee.wire import hand as wire_hand
-
-        wire_hand._fill_view(request.hand, view)
-    return request
 
 
 def encode_views(views: Sequence[Sequence[dict[str, Any]]]) -> dict[str, Any]:
