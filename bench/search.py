@@ -4,8 +4,9 @@
     python bench/search.py strength [--bot search] [--against heuristic greedy] [--boards 20] [--players 4]
                                     [--worlds N | --ms MS]
 
-``speed`` prints, per player count: the engine's ``clone`` and ``push`` per call on
-a state in the middle of a round; the search's worlds per second (a world is
+``speed`` prints, per player count: the engine's ``clone`` per call on a state
+in the middle of a round, and ``push`` per card (with its ``legal_actions``)
+over the rest of rounds; the search's worlds per second (a world is
 sampled, dealt, and every legal action rolled out or solved in it) over real
 PLAY decisions of random matches; and for a match of search at 100 ms a
 decision against the heuristic, its decisions per second and the CPU seconds
@@ -74,15 +75,19 @@ def per_call_us(fn: Callable[[], Any], calls: int) -> float:
 
 
 def clone_and_push_us(players: int) -> tuple[float, float]:
-    state = mid_round_positions(players, 1)[0]
-    clone = per_call_us(state.clone, 50_000)
-    copies = [state.clone() for _ in range(50_000)]
-    action = state.legal_actions()[0]
+    """``clone`` per call on a mid-round state; ``push`` per card over the rest of rounds from
+    many mid-round states, each card the first legal one, its ``legal_actions`` included."""
+    states = mid_round_positions(players, 200)
+    clone = per_call_us(states[0].clone, 50_000)
+    copies = [state.clone() for state in states for _ in range(20)]
+    pushes = 0
     start = time.perf_counter()
     for copy in copies:
-        copy.push(action)
-    push = (time.perf_counter() - start) / len(copies) * 1e6
-    return clone, push
+        round_ = copy.round
+        while copy.round == round_ and copy.result is None:
+            copy.push(copy.legal_actions()[0])
+            pushes += 1
+    return clone, (time.perf_counter() - start) / pushes * 1e6
 
 
 def worlds_per_second(players: int, positions: int = 60, worlds: int = 10) -> float:

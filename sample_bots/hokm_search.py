@@ -66,12 +66,15 @@ MAX_WORLDS = 400  # more worlds change the average by less than the noise betwee
 # costs about what a rollout of every action does over a few worlds (bench/search.py).
 EXACT_CARDS = {4: 12, 3: 10, 2: 10}
 # The cost model of :func:`worlds_for`, in microseconds of CPU, from measures on a 2-core
-# machine (a rollout by seeing_policy, 5 to 8.6 an action and a card left; an exact action
-# 1.6 times dearer a card more, about 600 at 10 cards), rounded up. The model plans to spend BUDGET_SHARE of the budget:
-# an exact search's cost varies twofold around its median, and the rest is its slack.
+# machine over real decisions (the heuristic's matches, 2 to 4 players): a rollout by
+# seeing_policy costs 3.5 to 4.7 an action and a card left (median; 4.3 to 7.7 at the 90th
+# centile); an exact action 1.6 times more a card more, 280 to 590 at 10 cards (median; up to
+# 1,200 at the 90th centile, 2,000 at most). The model plans to spend BUDGET_SHARE of the
+# budget at a little above the medians, so the 90th centile stays near the budget and the
+# dearest exact search under the clock's HARD_FACTOR.
 US_PER_WORLD = 40.0  # sampling and dealing one world
-US_PER_PLAY = 8.0  # one card left, one action: a rollout by seeing_policy, policy included
-US_EXACT_AT_10, EXACT_GROWTH = 650.0, 1.6  # one action's exact search at 10 cards; per card more
+US_PER_PLAY = 5.0  # one card left, one action: a rollout by seeing_policy, policy included
+US_EXACT_AT_10, EXACT_GROWTH = 700.0, 1.6  # one action's exact search at 10 cards; per card more
 BUDGET_SHARE = 0.6
 HARD_FACTOR = 2.0  # the clock stops a search at this many budgets (or at the deadline, if sooner)
 # A trick more than the opponents, in points: the round's points decide, but a won round's
@@ -336,16 +339,32 @@ def rollout(state: HokmState, round_: int, before: Sequence[int], team: int) -> 
     return round_value(state, before, team)
 
 
-def solve(state: HokmState, round_: int, before: Sequence[int], team: int, alpha: float, beta: float) -> float:
+class OutOfTime(Exception):
+    """An exact search reached its ``stop_at``: the action it was valuing has no value."""
+
+
+def solve(
+    state: HokmState,
+    round_: int,
+    before: Sequence[int],
+    team: int,
+    alpha: float,
+    beta: float,
+    stop_at: float = math.inf,
+) -> float:
     """The exact value for ``team`` of round ``round_`` (its scores were ``before``), every hand
     known, by alpha-beta.
 
     ``team``'s seats maximise, every other seat minimises (with 3 players the two others are
     taken to play together against us: the safe reading when no partner is fixed). The
-    greedy policy's action is tried first, which makes the cut-offs come early.
+    greedy policy's action is tried first, which makes the cut-offs come early. Raises
+    :class:`OutOfTime` at ``stop_at`` (a ``time.perf_counter()``): one action's search may
+    take longer than a whole world's rollouts, so the clock is read at every position.
     """
     if state.result is not None or state.round != round_:
         return round_value(state, before, team)
+    if time.perf_counter() >= stop_at:
+        raise OutOfTime
     seat = state.to_act
     assert seat is not None
     legal = state.legal_actions()
@@ -356,7 +375,7 @@ def solve(state: HokmState, round_: int, before: Sequence[int], team: int, alpha
     for action in ordered:
         child = state.clone()
         child.push(action)
-        value = solve(child, round_, before, team, alpha, beta)
+        value = solve(child, round_, before, team, alpha, beta, stop_at)
         if maximising:
             best = max(best, value)
             alpha = max(alpha, value)
@@ -389,7 +408,10 @@ def evaluate_world(
         child = world.clone()
         child.push(action)
         if exact:
-            values.append(solve(child, round_, before, team, -math.inf, math.inf))
+            try:
+                values.append(solve(child, round_, before, team, -math.inf, math.inf, stop_at))
+            except OutOfTime:
+                break
         else:
             values.append(rollout(child, round_, before, team))
     return values

@@ -10,6 +10,7 @@ real deal the view came from, not against the sampler's own reading of the view.
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 import statistics
 import subprocess
@@ -27,12 +28,15 @@ from waraq.bots.hokm_greedy import GreedyPlayer
 from waraq.bots.hokm_heuristic import Table
 from waraq.bots.hokm_random import RandomPlayer
 from waraq.bots.hokm_search import (
+    OutOfTime,
     SearchPlayer,
     deal_world,
     distinct_actions,
     evaluate_world,
+    is_exact,
     sample_hands,
     search,
+    solve,
     world_template,
     worlds_for,
 )
@@ -245,10 +249,12 @@ def test_a_decision_keeps_to_its_budget_and_under_the_deadline():
         cpu.append((time.process_time() - start_cpu) * 1000)
         assert player.think_ms > 0
     # The model plans 60 % of the budget, in CPU time: the median decision keeps to the budget
-    # even when other processes share the cores. The clock stops a search at twice the budget
-    # (wall time), and one world more costs a few ms (13 actions of 52 cards: about 6).
+    # even when other processes share the cores. The clock, read before each action, stops a
+    # search at twice the budget (wall time); past it by a rollout (a fraction of a ms) and, on
+    # a machine busy with other work, by the time slices it waits for (up to 27 ms measured at
+    # a load of 4.7 on 2 cores).
     assert statistics.median(cpu) < 100, cpu
-    assert max(took) < 2 * 100 + 40, took
+    assert max(took) < 2 * 100 + 60, took
     # Under a 60 ms deadline: the budget is 60 less the transport's margin (15 ms), and the
     # clock stops there, not at twice the budget.
     player.set_clock(60.0, 5000.0)
@@ -259,6 +265,19 @@ def test_a_decision_keeps_to_its_budget_and_under_the_deadline():
         assert (time.perf_counter() - start) * 1000 < 45 + 15  # its room, and the margin for one world
     player.set_clock(10_000.0, 60_000.0)
     assert player.budget_ms() == 100.0 and player.hard_limit_ms() == 200.0  # a long deadline: its own budget
+
+
+def test_an_exact_search_stops_inside_an_action_at_the_clock():
+    # 10 cards left with 3 players, the first round's end: exact. One action's search can outlast a world of rollouts,
+    # so solve reads the clock at every position, and a world stopped so values fewer actions.
+    view = to_act_view(position({"players": 3}, 1, 41))
+    assert is_exact(view)
+    world = deal_world(world_template(view), sample_hands(view, Table.of(view), random.Random(1)))
+    child = world.clone()
+    child.push(view.legal[0])
+    with pytest.raises(OutOfTime):
+        solve(child, world.round, tuple(world.scores), view.seat, -math.inf, math.inf, stop_at=0.0)
+    assert len(evaluate_world(world, view.legal, view.seat, exact=True)) == len(view.legal)
 
 
 def test_out_of_time_it_still_answers_legally_and_says_why():
