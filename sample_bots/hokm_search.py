@@ -21,8 +21,10 @@ tests/sample_bots/test_hokm_heuristic.py). Its note says so.
 It never sees a card it could not see: a world is built from the
 :class:`~waraq.referee.games.hokm.engine.HokmView` alone.
 
-Time. The budget is ``ms`` a decision (default 100; ``WARAQ_SEARCH_MS``, or
-``python -m waraq.bots.server search --ms``), cut to the request's
+Time. The budget is ``ms`` a decision (default 100; served, ``python -m
+waraq.bots.server search --ms 50``: the referee hands a launched bot no
+``WARAQ_`` variable, and a sandboxed one almost no environment, so the
+budget is an option, not a variable), cut to the request's
 ``deadline_ms`` less a margin for the transport. The budget buys a number
 of worlds by a fixed cost model (:func:`worlds_for`, from bench/search.py's
 measures on a 2-core machine), not by the clock: so the same decision
@@ -32,8 +34,8 @@ budget. The clock is a safety net: a search still running at
 :data:`HARD_FACTOR` times the budget, or at the deadline less the margin,
 stops and plays the best so far (anytime), and its note says so ("stopped
 by the clock"): only then may a replay on a faster or idler machine differ.
-So the bank is never drawn on. ``worlds`` (``WARAQ_SEARCH_WORLDS``,
-``--worlds``) fixes the count instead of the model.
+So the bank is never drawn on. ``worlds`` (``--worlds``) fixes the count
+instead of the model.
 
 Determinism. The worlds come from a generator keyed by the seed (the
 server's is the match id and seat) and the decision itself (its round, hand,
@@ -43,7 +45,6 @@ tricks and trick), as the heuristic's tie-breaks are.
 from __future__ import annotations
 
 import math
-import os
 import random
 import time
 from bisect import bisect_left
@@ -58,7 +59,6 @@ from waraq.referee.games.dealers import SeededDealer
 from waraq.referee.games.hokm.engine import BAM, PLAY, HokmKind, HokmState, HokmView, winning_index
 
 DEFAULT_MS = 100.0
-MS_ENV, WORLDS_ENV = "WARAQ_SEARCH_MS", "WARAQ_SEARCH_WORLDS"
 # Kept off the request's deadline for the reply's way back and the referee's clock.
 MARGIN_MS, MARGIN_SHARE = 15.0, 0.2
 MAX_WORLDS = 400  # more worlds change the average by less than the noise between decisions
@@ -491,27 +491,13 @@ def search(view: HokmView, rng: random.Random, worlds: int, stop_at: float) -> W
     return Weighed(actions, tuple(t / done for t in totals), done, exact, worlds)
 
 
-def _env_number(name: str) -> float | None:
-    text = os.environ.get(name)
-    if not text:
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"{name}={text!r}: expected a number") from None
-    if not value > 0:
-        raise ValueError(f"{name}={text!r}: expected a number above 0")
-    return value
-
-
 class SearchPlayer:
     """The search bot (module docstring). ``ms``: the budget a decision; ``worlds``: a fixed count."""
 
     def __init__(self, seed: int | str = 0, ms: float | None = None, worlds: int | None = None) -> None:
         self.seed = seed
-        self.ms = ms if ms is not None else (_env_number(MS_ENV) or DEFAULT_MS)
-        env_worlds = _env_number(WORLDS_ENV)
-        self.worlds = worlds if worlds is not None else (int(env_worlds) if env_worlds else None)
+        self.ms = DEFAULT_MS if ms is None else ms
+        self.worlds = worlds
         self.note = ""
         self.think_ms = 0.0
         self._deadline_ms = 0.0  # from the request, when served (:meth:`set_clock`); 0: none
