@@ -168,7 +168,7 @@ def test_the_built_in_bots_players_are_named_in_one_table():
     # referee or the ladder names one (the server's module, which launches any of them, is named once).
     table = PYPROJECT["project"]["entry-points"]["waraq.bots"]
     players = {value.partition(":")[0].rpartition(".")[2] for value in table.values()}
-    assert players == {"hokm_random", "hand_random", "hokm_heuristic", "hand_heuristic"}
+    assert players == {"hokm_random", "hand_random", "hokm_heuristic", "hand_heuristic", "hokm_greedy", "hokm_search"}
     naming = sorted(
         (str(path.relative_to(ROOT)), player)
         for name, path in modules().items() if under(name, "waraq.referee") or under(name, "waraq.ladder")
