@@ -98,10 +98,10 @@ def test_the_bots_offered_are_the_table_of_built_in_bots_and_another_name_is_ref
     # pyproject.toml's waraq.bots entry points list random and heuristic; `waraq bot serve` is the
     # bots' own command (sample_bots/cli.py), plugged into `waraq` like the ladder's.
     help_text = subprocess.run([WARAQ, "bot", "serve", "--help"], capture_output=True, text=True, timeout=30)
-    assert help_text.returncode == 0 and "{heuristic,random}" in help_text.stdout
+    assert help_text.returncode == 0 and "{greedy,heuristic,random,search}" in help_text.stdout
     refused = subprocess.run([WARAQ, "bot", "serve", "genius"], capture_output=True, text=True, timeout=30)
     assert refused.returncode == 2 and not refused.stdout
-    assert "invalid choice: 'genius' (choose from 'heuristic', 'random')" in refused.stderr
+    assert "invalid choice: 'genius' (choose from 'greedy', 'heuristic', 'random', 'search')" in refused.stderr
 
 
 def test_a_built_in_bot_served_says_hello_with_its_name_from_the_table():
