@@ -7,10 +7,9 @@ views by hand (tests/support/hokm_views.py). Expected moves are worked out from 
 
 from __future__ import annotations
 
-from math import comb
-
 import pytest
 
+from tests.support.hokm_players import Checked, win_rate_lower_bound
 from tests.support.hokm_setup import cards, deal, play, play_first_legal, rules, suit
 from tests.support.hokm_views import all_trumps_at_bam, draw_view, play_view, trump_view
 from waraq.bots.hokm_heuristic import HeuristicPlayer
@@ -34,43 +33,6 @@ def name(card: int) -> str:
 
 def names_of(cs) -> list[str]:
     return [CARD_NAMES[c] for c in cs]
-
-
-class Checked:
-    """A player that asserts each action it returns is exactly one of ``view.legal``
-    (same type too: the card 1 is not True) and counts the decision kinds it met."""
-
-    def __init__(self, player, kinds: set[str]) -> None:
-        self.player = player
-        self.kinds = kinds
-
-    def __call__(self, view: HokmView):
-        action = self.player(view)
-        assert any(action == a and type(action) is type(a) for a in view.legal), (
-            f"{view.kind}: {action!r} not in {view.legal!r}"
-        )
-        self.kinds.add(view.kind)
-        return action
-
-
-def binomial_tail(wins: int, n: int, p: float) -> float:
-    """P(X >= wins) for X ~ Binomial(n, p)."""
-    return sum(comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(wins, n + 1))
-
-
-def win_rate_lower_bound(wins: int, n: int, alpha: float) -> float:
-    """One-sided exact (Clopper-Pearson) lower bound: the p at which ``wins`` or
-    more out of ``n`` would have probability ``alpha``."""
-    if wins == 0:
-        return 0.0
-    lo, hi = 0.0, 1.0
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        if binomial_tail(wins, n, mid) < alpha:
-            lo = mid
-        else:
-            hi = mid
-    return lo
 
 
 def heuristic_wins(preset_rules, matches: int) -> int:

@@ -16,12 +16,12 @@ import statistics
 import subprocess
 import sys
 import time
-from math import comb
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.hokm_players import Checked, win_rate_lower_bound
 from tests.support.hokm_setup import cards, rules
 from tests.support.hokm_views import all_trumps_at_bam, play_view
 from waraq.bots.hokm_greedy import GreedyPlayer
@@ -57,36 +57,7 @@ VARIANTS = {
 }
 
 
-# -- helpers (as tests/sample_bots/test_hokm_heuristic.py has them; a test module imports no other) --
-
-
-class Checked:
-    """A player that asserts each action it returns is exactly one of ``view.legal`` (same type
-    too: the card 1 is not True) and notes the decision kinds it met."""
-
-    def __init__(self, player, kinds: set[str]) -> None:
-        self.player = player
-        self.kinds = kinds
-
-    def __call__(self, view):
-        action = self.player(view)
-        assert any(action == a and type(action) is type(a) for a in view.legal), f"{view.kind}: {action!r}"
-        self.kinds.add(view.kind)
-        return action
-
-
-def win_rate_lower_bound(wins: int, n: int, alpha: float) -> float:
-    """The exact one-sided (Clopper-Pearson) lower bound: the p at which ``wins`` or more of ``n``
-    have probability ``alpha``."""
-
-    def tail(p: float) -> float:
-        return sum(comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(wins, n + 1))
-
-    lo, hi = 0.0, 1.0
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if tail(mid) < alpha else (lo, mid)
-    return lo if wins else 0.0
+# -- helpers ------------------------------------------------------------------------
 
 
 def position(keys: dict, seed: int, plays: int) -> HokmState:
