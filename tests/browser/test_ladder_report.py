@@ -10,44 +10,22 @@ ladder/report_html.py documents (``#standings tbody tr[data-bot]``,
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import pytest
 
-from tests.support import TEST_BOTS
-from tests.support.ladders import make
+from tests.support.report_ladders import HOSTILE, MATCHES, played_ladder
 from waraq.ladder import folder, report_html, table
 from waraq.ladder.cli import describe
 from waraq.referee.replay.walk import load
-
-PYTHON = sys.executable
-WARAQ = str(Path(PYTHON).with_name("waraq"))
-HOSTILE = "<script>alert(1)</script>"
-SHADY = (
-    f'{PYTHON} -c "import asyncio, sys; from waraq.bots.server import PlayerBot, builtin_players, serve_until_stopped; '
-    f"asyncio.run(serve_until_stopped(PlayerBot('{HOSTILE}', builtin_players()['random']), "
-    "'127.0.0.1:' + sys.argv[1], 'shady'))\" {port}"
-)
-CLUMSY = f"{PYTHON} {TEST_BOTS / 'misbehaving.py'} illegal --at 12 --port {{port}}"
-BOTS = {"heuristic": "heuristic", "random": "random", "shady": SHADY, "clumsy": CLUMSY}
-MATCHES = 12
 
 
 @pytest.fixture(scope="module")
 def written(tmp_path_factory) -> tuple[Path, Path, list[str]]:
     """(the ladder, the report, the standings' bots in order)."""
     base = tmp_path_factory.mktemp("report")
-    path = make(base / "ladder", BOTS)
-    # `waraq ladder run`, not the scheduler in process: Playwright's sync API keeps an event loop running
-    # in this thread, and the scheduler's wants the main thread's signals.
-    done = subprocess.run(
-        [WARAQ, "ladder", "run", "--matches", str(MATCHES), "--quiet", "-C", str(path)],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stdout + done.stderr
+    path = played_ladder(base / "ladder")
     with folder.open_ladder(path, readonly=True) as ladder:
         out = base / "site" / "report.html"
         out.parent.mkdir()

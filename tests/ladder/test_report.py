@@ -12,49 +12,28 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
-from tests.support import TEST_BOTS
 from tests.support.ladders import make
+from tests.support.report_ladders import BOTS, HOSTILE, MATCHES, WARAQ, played_ladder, waraq
 from waraq.ladder import folder, plot, report, report_html, svg, table
 from waraq.ladder.cli import describe
 
-PYTHON = sys.executable
-WARAQ = str(Path(PYTHON).with_name("waraq"))
-HOSTILE = "<script>alert(1)</script>"
-SHADY = (
-    f'{PYTHON} -c "import asyncio, sys; from waraq.bots.server import PlayerBot, builtin_players, serve_until_stopped; '
-    f"asyncio.run(serve_until_stopped(PlayerBot('{HOSTILE}', builtin_players()['random']), "
-    "'127.0.0.1:' + sys.argv[1], 'shady'))\" {port}"
-)
-CLUMSY = f"{PYTHON} {TEST_BOTS / 'misbehaving.py'} illegal --at 12 --port {{port}}"
-BOTS = {"heuristic": "heuristic", "random": "random", "shady": SHADY, "clumsy": CLUMSY}
-MATCHES = 12
 ROOMS = 2  # a 4-player board: the deal played twice, the teams swapped
 
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory) -> Path:
-    path = make(tmp_path_factory.mktemp("report") / "ladder", BOTS)
-    # `waraq ladder run` in a process of its own: after a browser test, Playwright's event loop runs in this one.
-    done = waraq("ladder", "run", "--matches", str(MATCHES), "--quiet", "-C", str(path))
-    assert done.returncode == 0 and f"done: {MATCHES} matches, as asked" in done.stdout, done.stdout + done.stderr
-    return path
+    return played_ladder(tmp_path_factory.mktemp("report") / "ladder")
 
 
 @pytest.fixture(scope="module")
 def gathered(played) -> report.Report:
     with folder.open_ladder(played, readonly=True) as ladder:
         return report.gather(ladder, describe(ladder.config.rules))
-
-
-def waraq(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}
-    return subprocess.run([WARAQ, *args], capture_output=True, text=True, timeout=120, env=env)
 
 
 # --- what the report gathers -----------------------------------------------------------------------
