@@ -25,8 +25,12 @@ def register(subparsers: Any) -> None:
     serve.add_argument("name", choices=built_in.names())
     serve.add_argument("--port", type=port, default=0, help="TCP port on 127.0.0.1 (0: any free port)")
     serve.add_argument("--unix", help="listen on this Unix socket path instead")
+    # Passed on as given: the server checks them (one owner of what they may be).
+    serve.add_argument("--ms", help="search bot only: its budget a decision, in ms (100)")
+    serve.add_argument("--worlds", help="search bot only: a fixed number of worlds a decision")
     serve.set_defaults(run_command=run)
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
-    return server.main([args.name, f"--port={args.port}", *([f"--unix={args.unix}"] if args.unix else [])])
+    given = {"unix": args.unix, "ms": args.ms, "worlds": args.worlds}
+    return server.main([args.name, f"--port={args.port}", *(f"--{k}={v}" for k, v in given.items() if v is not None)])

@@ -94,6 +94,16 @@ def test_a_socket_in_a_folder_that_does_not_exist_is_refused_naming_it(tmp_path)
     assert refused.stderr.strip() == f"error: cannot listen on unix:{tmp_path}/none/bot.sock: no folder {tmp_path}/none"
 
 
+def test_the_search_budget_is_taken_by_the_search_bot_only_and_must_be_positive():
+    wrong_bot = serve("--ms", "50")
+    assert wrong_bot.returncode == 2 and "--ms is for the search bot only, not 'random'" in wrong_bot.stderr
+    for option, value in (("--ms", "0"), ("--worlds", "-3"), ("--ms", "fast")):
+        refused = subprocess.run([WARAQ, "bot", "serve", "search", option, value], capture_output=True, text=True,
+                                 timeout=30)  # fmt: skip
+        assert refused.returncode == 2 and not refused.stdout and "Traceback" not in refused.stderr
+        assert f"argument {option}: " in refused.stderr and repr(value) in refused.stderr
+
+
 def test_the_bots_offered_are_the_table_of_built_in_bots_and_another_name_is_refused():
     # pyproject.toml's waraq.bots entry points list random and heuristic; `waraq bot serve` is the
     # bots' own command (sample_bots/cli.py), plugged into `waraq` like the ladder's.
