@@ -33,7 +33,7 @@ from waraq.bots.server import GAMES, PlayerBot, builtin_players, start_server
 from waraq.ladder import folder
 from waraq.referee.games.hand.rules import PRESETS as HAND
 from waraq.referee.games.hokm.rules import HokmRules
-from waraq.referee.launch import sandbox
+from waraq.referee.launch import built_in, sandbox
 from waraq.referee.launch.bots import BotSpec
 from waraq.referee.match import hello
 from waraq.referee.match.play import TimeControl
@@ -112,14 +112,18 @@ def test_a_hello_may_list_a_game_twice_and_any_of_its_counts_will_do():
     assert hello.mismatch(declared, "hokm", 4) is None and hello.mismatch(declared, "hokm", 3) is not None
 
 
-def test_the_sample_bots_declare_every_game_and_count_they_are_seated_in():
+def test_the_sample_bots_declare_exactly_the_games_they_play_with_every_count():
     # What sample_bots/server.py declares (and the JS bot, tests/sample_bots/test_js_bot.py, plays both games through
     # the referee, so its Hello passes the check there).
+    # A bot declares the games its players play (greedy and search: Hokm only), as the server seats them.
     for name, players in builtin_players().items():
-        declared = asyncio.run(PlayerBot(name, players).Hello(pb.HelloRequest(), None))
+        games = built_in.get(name).games
+        declared = asyncio.run(PlayerBot(name, players, games=games).Hello(pb.HelloRequest(), None))
+        assert {g.game for g in declared.games} == set(games), name
         for game, counts in GAMES.items():
             for count in counts:
-                assert hello.mismatch(declared, game, count) is None, (name, game, count)
+                found = hello.mismatch(declared, game, count)
+                assert (found is None) == (game in games), (name, game, count)
 
 
 LABELS = [
