@@ -392,12 +392,21 @@
     return box;
   }
 
-  function hokmTable(step, row, seen, view) {
+  // Every seat's box, with the asides its game adds: ``asides(own, mine, seat)``, ``own`` the seat's own
+  // view and ``mine`` whether it is shown (only then may an aside speak of the seat's cards).
+  function seatBoxes(step, row, seen, asides) {
     const place = positions(seen);
     const out = [];
     for (let seat = 0; seat < players; seat++) {
       const mine = seen === null || seen === seat;
-      const own = row[seat];
+      out.push(seatBox(seat, step, row, seen, place[seat], asides(row[seat], mine, seat)));
+    }
+    return out;
+  }
+
+  function hokmTable(step, row, seen, view) {
+    const place = positions(seen);
+    const out = seatBoxes(step, row, seen, (own, mine, seat) => {
       const extra = [];
       if (mine && own.discarded.length) extra.push(el("div", { class: "aside" }, "discarded ", cards(own.discarded)));
       if (mine && own.draws.length) {
@@ -406,10 +415,9 @@
             : ["kept ", card(d.offered), d.second ? [", burned ", card(d.second)] : ", burned a card unseen"]))));
       }
       if (mine && own.offered) extra.push(el("div", { class: "aside" }, "offered ", card(own.offered)));
-      const won = view.tricks_won[seat];
-      extra.push(el("div", { class: "won" }, "tricks won: " + won));
-      out.push(seatBox(seat, step, row, seen, place[seat], extra));
-    }
+      extra.push(el("div", { class: "won" }, "tricks won: " + view.tricks_won[seat]));
+      return extra;
+    });
     const trick = el("div", { class: "trick", id: "trick", "aria-label": "the trick in play" },
       view.trick.map((p) => el("div", { class: "play " + place[p.seat], "data-seat": p.seat }, card(p.card),
         el("small", {}, "s" + p.seat))));
@@ -444,16 +452,12 @@
   }
 
   function handTable(step, row, seen, view) {
-    const place = positions(seen);
-    const out = [];
-    for (let seat = 0; seat < players; seat++) {
-      const mine = seen === null || seen === seat;
-      const own = row[seat];
+    const out = seatBoxes(step, row, seen, (own, mine) => {
       const extra = [];
       if (mine && own.drawn) extra.push(el("div", { class: "aside" }, "drew ", card(own.drawn)));
       if (mine && own.took) extra.push(el("div", { class: "aside" }, "took ", card(own.took), " from the pile: it must be laid this turn"));
-      out.push(seatBox(seat, step, row, seen, place[seat], extra));
-    }
+      return extra;
+    });
     const melds = el("div", { class: "melds", id: "melds" });
     for (let owner = 0; owner < players; owner++) {
       const laid = view.melds.map((m, i) => [m, i]).filter(([m]) => m.owner === owner);
