@@ -26,19 +26,26 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from waraq.ladder import boards, key_file, ledger
 from waraq.ladder import bots as launch
+from waraq.ladder import cluster, key_file, ledger, planned_match
 from waraq.ladder.config import Bot, LadderConfig
-from waraq.ladder.matchmaking import group_size
 from waraq.ladder.ratings import environment
-from waraq.ladder.store import ACTIVE, PLANNED, REMOVED, RETIRED, SUSPENDED, Entry, FaultRow, Outcome, Planned, Store
+from waraq.ladder.store import (
+    ACTIVE,
+    PLANNED,
+    REMOVED,
+    RETIRED,
+    SUSPENDED,
+    DuplicateResult,
+    Entry,
+    Outcome,
+    Planned,
+    Store,
+)
 from waraq.referee.launch.bots import Endpoint, FailedSeat, SpecKind
-from waraq.referee.match import secret_deals
 from waraq.referee.match.faults import Fault, FaultCode
-from waraq.referee.match.play import FaultPolicy, MatchConfig, abort_on_referee_error, run_match
 from waraq.referee.match.runner import seat_slots
 from waraq.referee.match.seats import Seat
-from waraq.referee.records.record_file import RecordError, RecordWriter
 
 
 @dataclass
@@ -60,6 +67,7 @@ class RunState:
     faults: deque[str] = field(default_factory=lambda: deque(maxlen=6))
     notes: list[str] = field(default_factory=list)  # restarts, new versions, processes ended
     suspensions: list[str] = field(default_factory=list)
+    cluster: str | None = None  # --ray's address: the matches are played on that Ray cluster (ladder/cluster.py)
 
     @property
     def elapsed(self) -> float:
@@ -79,6 +87,16 @@ class RunState:
             return self.played / elapsed
         now = self.ended or time.monotonic()
         return sum(1 for t in self.times if now - t <= window) / window
+
+
+@dataclass(frozen=True)
+class Ready:
+    """A bot's first start of a run: its process (None where no process is kept, as on a Ray cluster),
+    its identity, or why it did not start."""
+
+    endpoint: Endpoint | None
+    identity: launch.Identity | None
+    failure: str | None
 
 
 class Scheduler:
@@ -127,17 +145,29 @@ class Scheduler:
                 if store.current_entry(bot.name) is None:
                     store.add_entry(bot.name, store.free_name(bot.name), bot.spec, (None, None, None))
         entries = [e for e in store.entries([ACTIVE])]
-        started = await asyncio.gather(*(self._start(self.bot_of(e)) for e in entries))
-        for entry, endpoint in zip(entries, started, strict=True):
-            if endpoint.failure is not None:
-                reason = f"did not start: {endpoint.failure.detail}"
+        for entry, ready in zip(entries, await self._first_processes(entries), strict=True):
+            if ready.failure is not None:
+                reason = f"did not start: {ready.failure}"
                 ledger.suspend(store, entry, reason, at=None)
                 self.note(f"{entry.name} suspended: {reason}", suspension=True)
                 continue
-            self.endpoints[self._check_version(entry, endpoint), 0] = endpoint
+            assert ready.identity is not None
+            entry_id = self._check_version(entry, ready.identity)
+            if ready.endpoint is not None:
+                self.endpoints[entry_id, 0] = ready.endpoint
         for entry in store.entries([RETIRED, REMOVED]):
             with store.transaction():
                 store.cancel_planned(entry.id, f"{entry.name} {entry.status}")
+
+    async def _first_processes(self, entries: list[Entry]) -> list[Ready]:
+        """Each entry's first process, started here and kept for the run: its identity, or why it did not start."""
+        started = await asyncio.gather(*(self._start(self.bot_of(e)) for e in entries))
+        return [
+            Ready(None, None, endpoint.failure.detail)
+            if endpoint.failure is not None
+            else Ready(endpoint, launch.identity(self.bot_of(entry), endpoint), None)
+            for entry, endpoint in zip(entries, started, strict=True)
+        ]
 
     async def _start(self, bot: Bot) -> Endpoint:
         return await launch.start(
@@ -150,10 +180,9 @@ class Scheduler:
             store=self.store,
         )
 
-    def _check_version(self, entry: Entry, endpoint: Endpoint) -> int:
-        """The entry this endpoint plays for: a new one if the bot is a new version."""
+    def _check_version(self, entry: Entry, found: launch.Identity) -> int:
+        """The entry a bot of this identity plays for: a new one if the bot is a new version."""
         bot = self.bot_of(entry)
-        found = launch.identity(bot, endpoint)
         known = (entry.hello_name, entry.hello_version, entry.files_hash)
         store = self.store
         with store.transaction():
@@ -233,39 +262,8 @@ class Scheduler:
     # -- matches ---------------------------------------------------------------------------
 
     async def play(self, planned: Planned) -> Outcome:
-        config = self.config
-        path = self.folder / planned.record
-        rooms = group_size(config.layout, config.matchmaking.duplicate)
-        match = MatchConfig(
-            config.rules,
-            planned.seed,
-            secret_deals.match_id(self.deal_key, f"ladder/{planned.id}"),
-            config.time_control,
-            FaultPolicy.of(config.faults.policy),
-            config.faults.max_faults,
-            self.deal_key,
-            boards.dealer(config.game, rooms, secret_deals.dealing_seed(planned.seed, self.deal_key)),
-        )
         seats = [self._seat(entry_id, slot) for entry_id, slot in self._slots(planned)]
-        began = time.perf_counter()
-        with RecordWriter(path) as record:  # a record left by a killed run is written again from its start
-            try:
-                result = await run_match(match, seats, record)
-            except RecordError:
-                raise  # a full disk: the run stops, and this match stays planned for the next one
-            except Exception as error:  # a referee bug: this match is aborted, the ladder goes on
-                abort_on_referee_error(error, record)
-                return Outcome(planned.id, "aborted", (), (), (), (), 0, time.perf_counter() - began)
-        return Outcome(
-            planned.id,
-            result.reason,
-            tuple(result.winners),
-            tuple(result.score),
-            tuple(result.faulty),
-            tuple(FaultRow(f.seat, f.kind, f.detail, f.round, f.code) for f in result.faults),
-            result.decisions,
-            time.perf_counter() - began,
-        )
+        return await planned_match.play(self.config, planned, self.deal_key, seats, self.folder / planned.record)
 
     def _seat(self, entry_id: int, slot: int) -> Seat:
         endpoint = self.endpoints.get((entry_id, slot))
@@ -348,7 +346,11 @@ class Scheduler:
 
     async def _store(self, planned: Planned, outcome: Outcome) -> None:
         state = self.state
-        events = ledger.record(self.store, self.config, self.env, outcome, planned.seats)
+        try:
+            events = ledger.record(self.store, self.config, self.env, outcome, planned.seats)
+        except DuplicateResult as refused:  # played twice (a retry): the first result stands, rated once
+            self.note(str(refused))
+            return
         state.played += 1
         state.decisions += outcome.decisions
         state.times.append(time.monotonic())
@@ -369,4 +371,5 @@ class Scheduler:
 
 
 async def run(folder: Path, config: LadderConfig, store: Store, state: RunState) -> RunState:
-    return await Scheduler(folder, config, store, state).run()
+    """Play the run here, or with ``state.cluster`` on that Ray cluster (ladder/ray_cluster.py)."""
+    return await cluster.scheduler_class(state.cluster)(folder, config, store, state).run()

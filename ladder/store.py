@@ -51,6 +51,11 @@ CRASHES = ("CRASH", "STARTUP")
 SQLITE_MAGIC = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
 DAMAGED = "it is not a whole ladder database; put back a copy of it"
 
+# A match's identity: its board (the deal, whose number makes the seed) and its seating in it. The planned
+# id is its alias, and the match id the bots see is made from that (ladder/planned_match.py). Made too in a
+# database of this schema from before it, when first opened to write: no planning ever repeated a seating.
+IDENTITY = "CREATE UNIQUE INDEX IF NOT EXISTS matches_by_identity ON matches (deal, position);"
+
 SCHEMA = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE bots (
@@ -79,6 +84,7 @@ CREATE TABLE matches (
     reason TEXT, winners TEXT, score TEXT, faulty TEXT, decisions INTEGER, seconds REAL
 );
 CREATE INDEX matches_by_status ON matches (status, id);
+{IDENTITY}
 CREATE INDEX matches_by_batch ON matches (batch, id);
 CREATE TABLE seats (
     match_id INTEGER NOT NULL REFERENCES matches (id),
@@ -117,6 +123,10 @@ CREATE TABLE processes (                -- bot processes of a run, so a killed r
     cmdline TEXT NOT NULL
 );
 """
+
+
+class DuplicateResult(RuntimeError):
+    """A second result for a match that has one: refused, whoever played the match again (a Ray retry)."""
 
 
 class StoreError(RuntimeError):
@@ -268,9 +278,11 @@ class Store:
             raise StoreError(f"{path} has schema {version}; this Waraq reads schema {SCHEMA_VERSION}")
         if version == UPGRADABLE and readonly:
             store._fault_code = "NULL"
-        elif version == UPGRADABLE:
+        elif not readonly:
             try:
-                store._upgrade()
+                if version == UPGRADABLE:
+                    store._upgrade()
+                connection.execute(IDENTITY)
             except sqlite3.Error as error:
                 connection.close()
                 raise StoreError(problem(path, error)) from None
@@ -468,12 +480,22 @@ class Store:
     def save_outcome(self, outcome: Outcome, bots_by_seat: Sequence[int]) -> str:
         """Store a played match's result and faults; a match cancelled meanwhile stays cancelled.
 
-        Returns the match's status after the write. A match already done (played twice) is an error.
+        Returns the match's status after the write. A second result for a match (one played twice, as a
+        Ray retry may) is refused with :class:`DuplicateResult`, and the transaction it was in rolls back:
+        what is rated comes from the first result only.
         """
         self._in_transaction()
-        status = self.status_of(outcome.match_id)
-        if status not in (PLANNED, CANCELLED):
-            raise RuntimeError(f"match {outcome.match_id} has a result already ({status})")
+        row = self.db.execute(
+            "SELECT status, finished_at, deal, position FROM matches WHERE id = ?", (outcome.match_id,)
+        ).fetchone()
+        if row is None:
+            raise KeyError(f"no match {outcome.match_id}")
+        status, finished, deal, position = row
+        if status not in (PLANNED, CANCELLED) or finished is not None:
+            raise DuplicateResult(
+                f"match {outcome.match_id} (deal {deal}, seating {position}) has a result already ({status}): "
+                "a second one is refused"
+            )
         self.db.execute(
             "UPDATE matches SET status = ?, finished_at = ?, reason = ?, winners = ?, score = ?, faulty = ?,"
             " decisions = ?, seconds = ? WHERE id = ?",

@@ -8,7 +8,9 @@ thousands of arrival orders can be tried in a second; tests/ladder/test_run.py p
 from __future__ import annotations
 
 import random
+import sqlite3
 from collections import deque
+from dataclasses import replace
 
 import pytest
 
@@ -18,7 +20,17 @@ from waraq.ladder import ratings as rt
 from waraq.ladder.config import Faults, LadderConfig, Matchmaking
 from waraq.ladder.ratings import environment
 from waraq.ladder.sequential import Verdict
-from waraq.ladder.store import CANCELLED, PLANNED, RATED, SUSPENDED, FaultRow, Outcome, Planned, Store
+from waraq.ladder.store import (
+    CANCELLED,
+    PLANNED,
+    RATED,
+    SUSPENDED,
+    DuplicateResult,
+    FaultRow,
+    Outcome,
+    Planned,
+    Store,
+)
 from waraq.ladder.strength import win_probability
 from waraq.referee.games.hokm.rules import PRESETS
 
@@ -174,14 +186,44 @@ def test_a_failure_inside_the_transaction_leaves_no_trace(tmp_path, monkeypatch)
 
 
 def test_a_result_is_never_counted_twice(tmp_path):
+    """A match played again (a Ray retry, a second worker) brings a second result: refused, ratings unchanged."""
+    ladder = make_ladder(tmp_path)
+    store, config, env = ladder.store, ladder.config, environment(ladder.config.trueskill)
+    first, second, *_ = ledger.plan_next(store, config, env, ledger.Target(6))
+    for match in (first, second):  # the whole board, so its ratings are written
+        ledger.record(store, config, env, fake_outcome(match), match.seats)
+    assert store.db.execute("SELECT COUNT(*) FROM ratings").fetchone()[0] > 0
+    rows = dump(store)
+    faults = store.db.execute("SELECT * FROM faults").fetchall()
+    other_result = replace(fake_outcome(second), winners=(1, 3), score=(0, 1), reason="score")
+    for again in (fake_outcome(second), other_result):
+        with pytest.raises(DuplicateResult, match=f"match {second.id} .deal {second.deal}, seating 1. has a result"):
+            ledger.record(store, config, env, again, second.seats)
+    assert dump(store) == rows
+    assert store.db.execute("SELECT * FROM faults").fetchall() == faults
+
+
+def test_a_match_cancelled_after_its_result_refuses_a_second_one_too(tmp_path):
     ladder = make_ladder(tmp_path)
     store, config, env = ladder.store, ladder.config, environment(ladder.config.trueskill)
     match, *_ = ledger.plan_next(store, config, env, ledger.Target(6))
-    ledger.record(store, config, env, fake_outcome(match), match.seats)
+    with store.transaction():
+        store.cancel_planned(match.seats[0], "its bot was suspended")
+    ledger.record(store, config, env, fake_outcome(match), match.seats)  # played before it was cancelled
     rows = dump(store)
-    with pytest.raises(RuntimeError, match="has a result already"):
+    with pytest.raises(DuplicateResult):
         ledger.record(store, config, env, fake_outcome(match), match.seats)
     assert dump(store) == rows
+
+
+def test_a_match_is_planned_once_per_deal_and_seating(tmp_path):
+    """A match's identity is its deal and seating: the database refuses a second row of the same."""
+    ladder = make_ladder(tmp_path)
+    store, config, env = ladder.store, ladder.config, environment(ladder.config.trueskill)
+    match, *_ = ledger.plan_next(store, config, env, ledger.Target(6))
+    again = replace(match, id=store.next_ids()[0], record="records/again.jsonl")
+    with pytest.raises(sqlite3.IntegrityError, match="UNIQUE"), store.transaction():
+        store.plan([again])
 
 
 def test_crashes_counted_in_rated_order_suspend_a_bot_and_cancel_its_later_matches(tmp_path):

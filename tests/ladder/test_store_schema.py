@@ -93,3 +93,21 @@ def test_a_schema_this_waraq_does_not_know_is_refused_naming_it(tmp_path):
         db.execute("UPDATE meta SET value = '7' WHERE key = 'schema'")
     with pytest.raises(StoreError, match=f"has schema 7; this Waraq reads schema {SCHEMA_VERSION}"):
         Store.open(path)
+
+
+def test_a_database_from_before_the_identity_index_gains_it_when_opened_to_write(tmp_path):
+    """A match's identity (deal, seating) is unique in every database a run writes, also in one made before."""
+    path = tmp_path / "ladder.sqlite"
+    Store.create(path).close()
+    with sqlite3.connect(path) as db:
+        db.execute("DROP INDEX matches_by_identity")
+    Store.open(path, readonly=True).close()
+    assert _indexes(path) == set()  # a read-only open writes nothing
+    Store.open(path).close()
+    assert _indexes(path) == {"matches_by_identity"}
+
+
+def _indexes(path: Path) -> set[str]:
+    with sqlite3.connect(path) as db:
+        rows = db.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE '%identity%'")
+        return {name for name, in rows}
