@@ -17,6 +17,9 @@ modules, each with one job; data flows ladder -> referee, never back:
 * ``ledger``      what to plan next, and results rated in planned order (what makes runs resumable)
 * ``bots``        bot processes: launched, identified (Hello + file hash), never left behind
 * ``scheduler``   ``run``: bots started once, matches played many at once, results committed
+* ``planned_match`` one planned match played given its seats: the one path of a local run and of a Ray worker
+* ``cluster``     ``--ray``: the option, its errors, and which scheduler plays (imports no Ray)
+* ``ray_cluster`` the scheduler whose bots start and whose matches play on a Ray cluster (the one module with Ray)
 * ``folder``      a ladder folder as a whole: init, open (one writer at a time), add, remove
 * ``table``       the leaderboard, head to head, exports; ``live``: the live view of a run
 * ``report``      ``ladder report``'s data: standings, ratings over time, head to head, faults, matches

@@ -6,7 +6,7 @@
                           (SPEC: random, heuristic, a command with {port}, host:port)
     waraq ladder remove NAME
     waraq ladder run [--matches N | --more N | --until-stable] [--concurrency K] [--confidence P] [--margin E]
-                     [--cap N]
+                     [--cap N] [--ray ADDRESS|auto]
     waraq ladder show [--pairs] [--all] [--bootstrap] [--figures] [--plot]
     waraq ladder report --html OUT.html [--all]
     waraq ladder export (--csv | --json) [--table standings|pairs|matches|ratings] [-o FILE]
@@ -29,7 +29,8 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from waraq.ladder import evidence, folder, key_file, ledger, live, plot, report, report_html, table
+from waraq.ladder import cluster, evidence, folder, key_file, ledger, live, plot, report, report_html, table
+from waraq.ladder.cluster import ClusterError
 from waraq.ladder.config import DATABASE, PARTNERS, ConfigError
 from waraq.ladder.live import LiveView, duration
 from waraq.ladder.ratings import environment
@@ -124,6 +125,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     run_.add_argument("--cap", type=int, help="--until-stable: at most this many matches in all")
     run_.add_argument("--quiet", action="store_true", help="no live view; only the summary")
+    cluster.add_option(run_)
 
     show = commands.add_parser(
         "show",
@@ -168,7 +170,7 @@ def main(args: argparse.Namespace, console: Console) -> int:
     """Run one ladder command: 0 done, 2 a bad folder, file or option, 1 a disk or database that failed."""
     try:
         return COMMANDS[args.ladder_command](args, console)
-    except (ConfigError, StoreError, RulesError) as error:
+    except (ConfigError, StoreError, RulesError, ClusterError) as error:
         print_error(str(error))
         return 2
     except sqlite3.Error as error:  # met after the database opened whole: a full disk, a page damaged since
@@ -255,20 +257,25 @@ def _target(args: argparse.Namespace, ladder: folder.Ladder) -> ledger.Target:
 
 
 def _run(args: argparse.Namespace, console: Console) -> int:
+    cluster.check(args.ray)  # no Ray, no start
     with folder.open_ladder(args.dir) as ladder:
         try:
             return _play(args, console, ladder)
-        except (RecordError, sqlite3.Error) as error:  # the run has stopped its bots: every result stored stays
+        except (RecordError, sqlite3.Error, ClusterError) as error:  # the bots are stopped: every result stays
             return _halted(args, ladder, error)
 
 
-def _halted(args: argparse.Namespace, ladder: folder.Ladder, error: RecordError | sqlite3.Error) -> int:
-    """A run stopped by a record or database it could not write: what it keeps, how to go on."""
+def _halted(args: argparse.Namespace, ladder: folder.Ladder, error: RecordError | sqlite3.Error | ClusterError) -> int:
+    """A run stopped by a record or database it could not write, or its cluster: what it keeps, how to go on."""
     if isinstance(error, RecordError):
         what, full = str(error), error.disk_full
+    elif isinstance(error, ClusterError):
+        what, full = str(error), False
     else:
         what = store_problem(ladder.store.path, error)
         full = getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+
+
     try:
         counts = ladder.store.count_by_status()
         stored = counts["rated"] + counts["unrated"] + counts["done"]
@@ -286,10 +293,11 @@ def _play(args: argparse.Namespace, console: Console, ladder: folder.Ladder) -> 
     with ladder.store.transaction():
         ladder.store.set_meta("target", target.to_text())
     concurrency = args.concurrency or ladder.config.run.concurrency
-    state = RunState(target, concurrency)
+    state = RunState(target, concurrency, cluster=args.ray)
     bots = ", ".join(b.name for b in ladder.config.bots) or "none"
+    where = f" on the Ray cluster {args.ray}" if args.ray else ""
     console.print(
-        f"ladder {ladder.folder}: {_goal(target)}, {concurrency} at once; bots: {bots}",
+        f"ladder {ladder.folder}: {_goal(target)}, {concurrency} at once{where}; bots: {bots}",
         highlight=False,
         soft_wrap=True,
         markup=False,

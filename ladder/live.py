@@ -100,13 +100,22 @@ def play(
     view_store = Store.open(ladder.store.path, readonly=True, any_thread=True)
     try:
         with Live(view(view_store), console=console, refresh_per_second=2, transient=True):
-            asyncio.run(run(ladder.folder, ladder.config, ladder.store, state))
+            asyncio.run(_run(ladder, state))
     finally:
         view_store.close()
 
 
+async def _run(ladder: Ladder, state: RunState) -> RunState:
+    """The run here, or on the Ray cluster ``state.cluster`` names (the one place that imports its module)."""
+    if state.cluster is None:
+        return await run(ladder.folder, ladder.config, ladder.store, state)
+    from waraq.ladder import ray_cluster
+
+    return await ray_cluster.run(ladder.folder, ladder.config, ladder.store, state)
+
+
 async def _with_progress_lines(console: Console | None, ladder: Ladder, state: RunState) -> None:
-    work = asyncio.ensure_future(run(ladder.folder, ladder.config, ladder.store, state))
+    work = asyncio.ensure_future(_run(ladder, state))
     while console is not None and not work.done():
         await asyncio.wait([work], timeout=PROGRESS_EVERY_S)
         if not work.done() and state.playing is not None:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from waraq.ladder import bots as launch
-from waraq.ladder import cluster, key_file, ledger, planned_match
+from waraq.ladder import key_file, ledger, planned_match
 from waraq.ladder.config import Bot, LadderConfig
 from waraq.ladder.ratings import environment
 from waraq.ladder.store import (
@@ -371,5 +371,5 @@ class Scheduler:
 
 
 async def run(folder: Path, config: LadderConfig, store: Store, state: RunState) -> RunState:
-    """Play the run here, or with ``state.cluster`` on that Ray cluster (ladder/ray_cluster.py)."""
-    return await cluster.scheduler_class(state.cluster)(folder, config, store, state).run()
+    """Play the run on this machine (``waraq.ladder.ray_cluster.run``: on a Ray cluster)."""
+    return await Scheduler(folder, config, store, state).run()

@@ -2,7 +2,7 @@
 
     waraq versus A B [--dir DIR] [--game hokm|hand] [--rules PRESET|FILE] [--seed S]
                      [--sprt ELO0 ELO1 ALPHA BETA | --width ELO] [--boards N] [--concurrency K]
-                     [--fill SPEC]... [--quiet]
+                     [--fill SPEC]... [--quiet] [--ray ADDRESS|auto]
 
 A versus run is a ladder folder (default ``versus-A-B``) with A and B as its
 first two bots, duplicate deals, and each bot partnering itself when the
@@ -32,8 +32,9 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from waraq.ladder import folder, head_to_head, ledger, live, sprt
+from waraq.ladder import cluster, folder, head_to_head, ledger, live, sprt
 from waraq.ladder.cli import describe
+from waraq.ladder.cluster import ClusterError
 from waraq.ladder.config import ConfigError, LadderConfig
 from waraq.ladder.live import duration
 from waraq.ladder.matchmaking import group_size
@@ -46,6 +47,7 @@ from waraq.referee.games.options import RulesError
 from waraq.referee.launch.bots import BotSpec, SpecKind
 from waraq.referee.records.record_file import RecordError
 
+RESUME = ": every board stored stays; run the same command again to go on"
 EXIT = {"h1": 0, "width": 0, "target": 0, "h0": 1, "cap": 2, "bots": 2}
 DEFAULT_BOARDS = 2000  # the cap, with a test
 # H0: no better; H1: 30 Elo better. Hokm's bots differ by hundreds of Elo; between two builds of
@@ -86,10 +88,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--fill", action="append", default=[], metavar="SPEC", help="a bot for the other seats of a 3- or 4-sided game"
     )
     parser.add_argument("--quiet", action="store_true", help="no live view; only the summary")
+    cluster.add_option(parser)
     parser.set_defaults(run_command=main)
 
 
 def main(args: argparse.Namespace, console: Console) -> int:
+    try:
+        cluster.check(args.ray)  # no Ray, no start
+    except ClusterError as error:
+        print_error(str(error))
+        return 2
     try:
         return _versus(args, console)
     except (ConfigError, StoreError, RulesError, ValueError) as error:
@@ -97,6 +105,9 @@ def main(args: argparse.Namespace, console: Console) -> int:
         return 2
     except RecordError as error:
         print_error(f"{error}: every board stored stays; run the same command again to go on")
+        return 1
+    except ClusterError as error:  # the cluster failed the run
+        print_error(f"{error}{RESUME}")
         return 1
 
 
@@ -118,7 +129,7 @@ def _versus(args: argparse.Namespace, console: Console) -> int:
         target = ledger.Target(cap, sprt=test, width=args.width)
         with ladder.store.transaction():
             ladder.store.set_meta("target", target.to_text())
-        state = RunState(target, args.concurrency)
+        state = RunState(target, args.concurrency, cluster=args.ray)
         names = " and ".join(b.name for b in ladder.config.bots[2:])
         console.print(
             f"versus {where}: {ladder.config.bots[0].name} against {ladder.config.bots[1].name}, "
@@ -131,7 +142,7 @@ def _versus(args: argparse.Namespace, console: Console) -> int:
             config = ladder.config
             live.play(ladder, state, console, lambda store: LiveVersus(state, store, config), quiet=args.quiet)
         except (RecordError, OSError) as error:
-            print_error(f"{error}: every board stored stays; run the same command again to go on")
+            print_error(f"{error}{RESUME}")
             return 1
         found = head_to_head.summary(ladder.store, ladder.config)
         console.print(SummaryView(found, test, ladder.config.layout.low_wins))
