@@ -1,0 +1,283 @@
+"""Ladders played on a real local Ray cluster: two worker processes, one killed mid-match, one head killed.
+
+One cluster serves the module (``ray.init(num_cpus=2)``: two tasks at once, each
+in a worker process of its own), shut down at its end. Every ladder here is
+the same ladder (tests/support/ladders.py: one seed, one deal key, 1-point
+Hokm between the built-in random and heuristic bots, which seed themselves
+from the match id and seat), so a ladder played on the cluster must end with
+the same matches, results, ratings and records as the reference, played on
+this machine by the local scheduler.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+
+from tests.support.ladders import DEAL_KEY, check_invariants, make
+from waraq.ladder import cluster as cluster_option
+from waraq.ladder import folder, planned_match, ray_cluster
+from waraq.ladder.config import Bot
+from waraq.ladder.ledger import Target
+from waraq.ladder.scheduler import RunState, run
+from waraq.ladder.store import Planned
+from waraq.referee.records.record_file import read_record
+
+ray = pytest.importorskip("ray")  # .ci/run and the README's setup install it: 'waraq[ray]'
+
+PYTHON = sys.executable
+BOTS = {"random": "random", "heuristic": "heuristic"}
+MATCHES = 12  # six boards of two rooms
+TASK_TITLE = b"ray::play_on_worker"  # a worker process's title while it plays a match
+CANNOT_START = f"{PYTHON} -c 'raise SystemExit(3)' --port {{port}}"
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A local Ray cluster of two CPUs; its head's address, for another process to join it."""
+    ray.init(num_cpus=2, include_dashboard=False, logging_level="warning")
+    try:
+        yield ray.get_runtime_context().gcs_address
+    finally:
+        ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> Path:
+    """The ladder played on this machine, by the local scheduler."""
+    path = make(tmp_path_factory.mktemp("ray") / "local", BOTS)
+    state = play(path, None)
+    assert state.finished is not None and state.finished.reason == "target"
+    return path
+
+
+def play(path: Path, address: str | None, during: Callable[[], Awaitable[None]] | None = None) -> RunState:
+    """Run the ladder to MATCHES here (``address`` None) or on the cluster, with ``during`` beside it."""
+
+    async def main() -> RunState:
+        with folder.open_ladder(path) as ladder:
+            state = RunState(Target(MATCHES), 2, cluster=address)
+            playing = ray_cluster.run if address is not None else run
+            work = asyncio.ensure_future(playing(ladder.folder, ladder.config, ladder.store, state))
+            if during is not None:
+                await during()
+            return await work
+
+    return asyncio.run(main())
+
+
+def rows(path: Path, query: str) -> list[tuple]:
+    with sqlite3.connect(path / "ladder.sqlite") as db:
+        return db.execute(query).fetchall()
+
+
+MATCH_ROWS = "SELECT id, deal, position, seed, record, status, reason, winners, score, faulty FROM matches ORDER BY id"
+RATING_ROWS = "SELECT match_id, bot_id, mu, sigma FROM ratings ORDER BY match_id, bot_id"
+
+
+def events(path: Path) -> list[dict]:
+    """A record's events without the times, which differ from run to run."""
+    return [{k: v for k, v in e.items() if k not in ("ms", "bot_ms", "started")} for e in read_record(path).events]
+
+
+def assert_same_ladder(path: Path, reference: Path) -> None:
+    """Every match counted once, with the reference's results, ratings and records."""
+    check_invariants(path / "ladder.sqlite")
+    matches = rows(path, MATCH_ROWS)
+    assert len(matches) == MATCHES and {m[5] for m in matches} <= {"rated", "unrated"}
+    assert rows(path, "SELECT COUNT(*), COUNT(DISTINCT match_id) FROM seats WHERE won IS NOT NULL")[0] == (
+        4 * MATCHES,
+        MATCHES,
+    )
+    assert matches == rows(reference, MATCH_ROWS)
+    assert rows(path, RATING_ROWS) == rows(reference, RATING_ROWS)
+    for record, in rows(reference, "SELECT record FROM matches"):
+        assert events(path / record) == events(reference / record)
+    assert not list((path / "records").glob("*.part"))  # a record is written whole or not at all
+
+
+def bot_tasks() -> list[int]:
+    """The pids of the worker processes playing a match now."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "cmdline").read_bytes().startswith(TASK_TITLE):
+                    found.append(int(entry.name))
+            except OSError:
+                continue  # it ended while we looked
+    return found
+
+
+def has_children(pid: int) -> bool:
+    """Whether the process has started any (its match's bots)."""
+    try:
+        return bool((Path(f"/proc/{pid}/task/{pid}/children")).read_text().split())
+    except OSError:
+        return False
+
+
+def rated(path: Path) -> int:
+    if not (path / "ladder.sqlite").exists():
+        return 0
+    return rows(path, "SELECT COUNT(*) FROM matches WHERE status IN ('rated', 'unrated')")[0][0]
+
+
+# --- a worker killed mid-match ----------------------------------------------------------------------
+
+
+def test_a_worker_killed_mid_match_costs_that_match_a_rerun_and_nothing_else(cluster, reference, tmp_path):
+    path = make(tmp_path / "ray", BOTS)
+    killed: list[int] = []
+
+    async def kill_a_worker_mid_match() -> None:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            playing = [pid for pid in bot_tasks() if has_children(pid)]
+            if rated(path) >= 2 and playing:  # some matches counted, and one being played: its bots are up
+                os.kill(playing[0], signal.SIGKILL)
+                killed.append(playing[0])
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError("no worker was seen playing a match within 90 s")
+
+    state = play(path, cluster, kill_a_worker_mid_match)
+    assert killed, "no worker was killed"
+    assert state.finished is not None and state.finished.reason == "target"
+    assert state.played == MATCHES  # the killed match was stored once, from Ray's rerun
+    assert not any("a result already" in note for note in state.notes)
+    assert_same_ladder(path, reference)
+
+
+# --- the head killed with kill -9 ---------------------------------------------------------------------
+
+
+def waraq(*args: str) -> list[str]:
+    return [PYTHON, "-m", "waraq.referee.cli.main", *args]
+
+
+def test_the_head_killed_with_sigkill_resumes_and_ends_as_the_local_ladder(cluster, reference, tmp_path):
+    path = make(tmp_path / "head", BOTS)
+    options = ("--matches", f"{MATCHES}", "--concurrency", "2", "--quiet")
+    head = subprocess.Popen(
+        waraq("ladder", "run", *options, "--ray", cluster, "-C", str(path)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 90
+        while rated(path) < 2 or not any(has_children(pid) for pid in bot_tasks()):
+            assert head.poll() is None, head.stderr.read() if head.stderr else ""
+            assert time.monotonic() < deadline, "the head did not get 2 matches rated with one more in play in 90 s"
+            time.sleep(0.01)
+        head.send_signal(signal.SIGKILL)
+        head.wait(10)
+    except BaseException:
+        head.kill()
+        head.wait(10)
+        raise
+    left = rows(path, "SELECT COUNT(*) FROM matches WHERE status = 'planned'")[0][0]
+    assert left > 0, "nothing was in flight at the kill"
+    check_invariants(path / "ladder.sqlite")
+
+    again = subprocess.run(
+        waraq("ladder", "run", "--quiet", "--ray", cluster, "-C", str(path)),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert_same_ladder(path, reference)
+
+
+# --- bots on workers ------------------------------------------------------------------------------------
+
+
+def test_a_bot_that_cannot_start_on_a_worker_faults_startup_naming_the_worker(cluster, tmp_path):
+    """The worker's task starts the match's bots; one that exits at start-up is a STARTUP fault there."""
+    path = make(tmp_path / "startup", {"heuristic": "heuristic", "broken": CANNOT_START})
+    with folder.open_ladder(path) as ladder:
+        config = ladder.config
+    broken, heuristic = Bot("broken", CANNOT_START), Bot("heuristic", "heuristic")
+    seats = ((heuristic, "heuristic", 0), (broken, "broken", 0), (heuristic, "heuristic", 1), (broken, "broken", 1))
+    job = ray_cluster.Job(
+        config,
+        Planned(1, 0, 0, 0, config.seed, (1, 2, 1, 2), "records/ladder-000001.jsonl"),
+        DEAL_KEY,
+        seats,
+        ray_cluster.Launch(10_000, 1, config.sandbox.confinement(())),
+    )
+    played = ray.get(ray_cluster.play_on_worker.remote(job), timeout=120)
+    faults = played.outcome.faults
+    assert faults and {f.kind for f in faults} == {"STARTUP"}
+    assert {f.seat for f in faults} <= {1, 3} and played.outcome.faulty
+    for fault in faults:
+        assert fault.code == "exited_at_startup"
+        assert fault.detail.startswith(f"on Ray worker {played.worker}: ")
+        assert " (node " in played.worker and os.uname().nodename in played.worker
+    assert played.outcome.reason != planned_match.ABORTED
+    assert b'"STARTUP"' in played.record  # the record the head writes holds the fault too
+
+
+def test_a_bot_that_cannot_start_on_the_cluster_is_suspended_naming_the_worker(cluster, tmp_path):
+    path = make(tmp_path / "suspended", {**BOTS, "broken": CANNOT_START})
+    state = play(path, cluster)
+    (reason,) = rows(path, "SELECT reason FROM bots WHERE name = 'broken'")[0]
+    assert reason.startswith("did not start: on Ray worker ") and "exited with status 3" in reason
+    assert any(note.startswith("broken suspended") for note in state.suspensions)
+    assert rated(path) == MATCHES  # the others played on
+    check_invariants(path / "ladder.sqlite")
+
+
+# --- without Ray ---------------------------------------------------------------------------------------------
+
+NO_RAY = "import sys; sys.modules['ray'] = None; from waraq.referee.cli.main import main; sys.exit(main())"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["ladder", "run", "--ray", "auto", "-C", "{dir}"],
+        ["versus", "random", "heuristic", "--ray", "auto", "--dir", "{dir}"],
+    ],
+)
+def test_ray_asked_for_without_ray_installed_is_one_line_naming_the_extra(command, tmp_path):
+    where = tmp_path / "ladder"
+    if command[0] == "ladder":
+        make(where, BOTS)
+    before = sorted(p.name for p in where.iterdir()) if where.exists() else None
+    args = [a.replace("{dir}", str(where)) for a in command]
+    result = subprocess.run([PYTHON, "-c", NO_RAY, *args], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [f"error: {cluster_option.MISSING}"]
+    assert "pip install 'waraq[ray]'" in cluster_option.MISSING
+    after = sorted(p.name for p in where.iterdir()) if where.exists() else None
+    assert after == before  # nothing was started, planned or made
+
+
+def test_without_ray_asked_for_nothing_of_ray_is_imported(tmp_path):
+    path = make(tmp_path / "local", BOTS)
+    code = (
+        "import sys; sys.modules['ray'] = None; from waraq.referee.cli.main import main; "
+        "code = main(); import json; print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'ray'"
+        " or m.endswith('ray_cluster')))); "
+        " sys.exit(code)"
+    )
+    result = subprocess.run(
+        [PYTHON, "-c", code, "ladder", "run", "--matches", "2", "--quiet", "-C", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == ["ray"]  # only the None we put there
