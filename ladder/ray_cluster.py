@@ -80,12 +80,12 @@ class Job:
     config: LadderConfig
     planned: Planned
     deal_key: str
-    seats: tuple[tuple[Bot, str, int], ...]  # by seat: the bot, its entry's name, its process number
+    seats: tuple[tuple[Bot, int], ...]  # by seat: the bot and its process number (Scheduler._slots)
     launch: Launch
 
 
 @dataclass(frozen=True)
-class Played:
+class TaskResult:
     """What a task sends back: the outcome, the record's bytes, and where it was played."""
 
     outcome: Outcome
@@ -116,27 +116,27 @@ def _on_worker(failure: Fault, worker: str) -> Fault:
     return Fault(failure.code, f"on Ray worker {worker}: {failure.detail}")
 
 
-async def _play(job: Job, worker: str) -> Played:
-    keys = sorted({(bot, slot) for bot, _, slot in job.seats}, key=lambda key: (key[0].name, key[1]))
+async def _play(job: Job, worker: str) -> TaskResult:
+    keys = sorted(set(job.seats), key=lambda key: (key[0].name, key[1]))
     started = await asyncio.gather(*(_start(bot, job.launch) for bot, _ in keys))
     endpoints = dict(zip(keys, started, strict=True))
     try:
         seats: list[Seat] = []
-        for bot, name, slot in job.seats:
-            endpoint = endpoints[bot, slot]
-            failure = endpoint.failure
-            seats.append(endpoint.seat() if failure is None else FailedSeat(name, _on_worker(failure, worker)))
+        for key in job.seats:
+            endpoint, failure = endpoints[key], endpoints[key].failure
+            # A seat that did not start is named as a local run names it (its spec's label), its fault here.
+            seats.append(endpoint.seat() if failure is None else FailedSeat(endpoint.name, _on_worker(failure, worker)))
         suffix = "".join(Path(job.planned.record).suffixes)
         with tempfile.TemporaryDirectory(prefix="waraq-ray-") as scratch:
             path = Path(scratch) / f"match{suffix}"
             outcome = await planned_match.play(job.config, job.planned, job.deal_key, seats, path)
-            return Played(outcome, path.read_bytes(), worker)
+            return TaskResult(outcome, path.read_bytes(), worker)
     finally:
         await asyncio.gather(*(_stop(e) for e in endpoints.values()))
 
 
 @ray.remote(num_cpus=1, max_retries=MAX_RETRIES, retry_exceptions=False)
-def play_on_worker(job: Job) -> Played:
+def play_on_worker(job: Job) -> TaskResult:
     """A Ray task: play one planned match on this worker, its bots started and stopped here."""
     return asyncio.run(_play(job, worker_name()))
 
@@ -201,12 +201,9 @@ class RayScheduler(Scheduler):
         return list(await asyncio.gather(*asked))
 
     async def play(self, planned: Planned) -> Outcome:
-        seats = tuple(
-            (self.bot_of(self.store.entry(entry_id)), self.store.entry(entry_id).name, slot)
-            for entry_id, slot in self._slots(planned)
-        )
+        seats = tuple((self.bot_of(self.store.entry(entry_id)), slot) for entry_id, slot in self._slots(planned))
         job = Job(self.config, planned, self.deal_key, seats, self.launch)
-        played: Played = await self._remote(play_on_worker.remote(job), f"match {planned.id}")
+        played: TaskResult = await self._remote(play_on_worker.remote(job), f"match {planned.id}")
         if played.outcome.match_id != planned.id:  # a result is only ever stored as the match it is
             raise ClusterError(f"match {planned.id}: a worker sent back match {played.outcome.match_id}'s result")
         _write_record(self.folder / planned.record, played.record)
@@ -223,8 +220,8 @@ class RayScheduler(Scheduler):
             raise ClusterError(f"{what} failed on a Ray worker: {error.cause!r}") from None
         except ray.exceptions.RayError as error:
             raise ClusterError(
-                f"{what}: its Ray worker died {MAX_RETRIES + 1} times ({type(error).__name__}); it stays "
-                "planned, and the next run plays it"
+                f"{what}: Ray could not run it, retries included ({type(error).__name__}: {error}); a match "
+                "stays planned, and the next run plays it"
             ) from None
 
 

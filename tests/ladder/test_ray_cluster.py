@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
+import ray  # the README's setup and .ci/run install it: 'waraq[ray]'
 
 from tests.support.ladders import DEAL_KEY, check_invariants, make
 from waraq.ladder import cluster as cluster_option
@@ -31,9 +32,9 @@ from waraq.ladder.config import Bot
 from waraq.ladder.ledger import Target
 from waraq.ladder.scheduler import RunState, run
 from waraq.ladder.store import Planned
+from waraq.referee.cli.main import main
+from waraq.referee.match import secret_deals
 from waraq.referee.records.record_file import read_record
-
-ray = pytest.importorskip("ray")  # .ci/run and the README's setup install it: 'waraq[ray]'
 
 PYTHON = sys.executable
 BOTS = {"random": "random", "heuristic": "heuristic"}
@@ -61,12 +62,14 @@ def reference(tmp_path_factory) -> Path:
     return path
 
 
-def play(path: Path, address: str | None, during: Callable[[], Awaitable[None]] | None = None) -> RunState:
-    """Run the ladder to MATCHES here (``address`` None) or on the cluster, with ``during`` beside it."""
+def play(
+    path: Path, address: str | None, during: Callable[[], Awaitable[None]] | None = None, matches: int = MATCHES
+) -> RunState:
+    """Run the ladder to ``matches`` here (``address`` None) or on the cluster, with ``during`` beside it."""
 
     async def main() -> RunState:
         with folder.open_ladder(path) as ladder:
-            state = RunState(Target(MATCHES), 2, cluster=address)
+            state = RunState(Target(matches), 2, cluster=address)
             playing = ray_cluster.run if address is not None else run
             work = asyncio.ensure_future(playing(ladder.folder, ladder.config, ladder.store, state))
             if during is not None:
@@ -119,10 +122,22 @@ def bot_tasks() -> list[int]:
     return found
 
 
-def has_children(pid: int) -> bool:
-    """Whether the process has started any (its match's bots)."""
+def children(pid: int) -> list[int]:
+    """The processes it started (a worker's: its match's bots)."""
     try:
-        return bool((Path(f"/proc/{pid}/task/{pid}/children")).read_text().split())
+        return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def has_children(pid: int) -> bool:
+    return bool(children(pid))
+
+
+def alive(pid: int) -> bool:
+    """Running, not a zombie left for its parent to reap."""
+    try:
+        return ") Z" not in Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return False
 
@@ -139,12 +154,14 @@ def rated(path: Path) -> int:
 def test_a_worker_killed_mid_match_costs_that_match_a_rerun_and_nothing_else(cluster, reference, tmp_path):
     path = make(tmp_path / "ray", BOTS)
     killed: list[int] = []
+    its_bots: list[int] = []
 
     async def kill_a_worker_mid_match() -> None:
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
             playing = [pid for pid in bot_tasks() if has_children(pid)]
             if rated(path) >= 2 and playing:  # some matches counted, and one being played: its bots are up
+                its_bots.extend(children(playing[0]))
                 os.kill(playing[0], signal.SIGKILL)
                 killed.append(playing[0])
                 return
@@ -157,6 +174,8 @@ def test_a_worker_killed_mid_match_costs_that_match_a_rerun_and_nothing_else(clu
     assert state.played == MATCHES  # the killed match was stored once, from Ray's rerun
     assert not any("a result already" in note for note in state.notes)
     assert_same_ladder(path, reference)
+    # The dead worker's bots, sandboxed, died with it: none is left behind.
+    assert its_bots and not any(alive(pid) for pid in its_bots)
 
 
 # --- the head killed with kill -9 ---------------------------------------------------------------------
@@ -209,7 +228,7 @@ def test_a_bot_that_cannot_start_on_a_worker_faults_startup_naming_the_worker(cl
     with folder.open_ladder(path) as ladder:
         config = ladder.config
     broken, heuristic = Bot("broken", CANNOT_START), Bot("heuristic", "heuristic")
-    seats = ((heuristic, "heuristic", 0), (broken, "broken", 0), (heuristic, "heuristic", 1), (broken, "broken", 1))
+    seats = ((heuristic, 0), (broken, 0), (heuristic, 1), (broken, 1))
     job = ray_cluster.Job(
         config,
         Planned(1, 0, 0, 0, config.seed, (1, 2, 1, 2), "records/ladder-000001.jsonl"),
@@ -231,12 +250,28 @@ def test_a_bot_that_cannot_start_on_a_worker_faults_startup_naming_the_worker(cl
 
 def test_a_bot_that_cannot_start_on_the_cluster_is_suspended_naming_the_worker(cluster, tmp_path):
     path = make(tmp_path / "suspended", {**BOTS, "broken": CANNOT_START})
-    state = play(path, cluster)
+    state = play(path, cluster, matches=4)
     (reason,) = rows(path, "SELECT reason FROM bots WHERE name = 'broken'")[0]
     assert reason.startswith("did not start: on Ray worker ") and "exited with status 3" in reason
     assert any(note.startswith("broken suspended") for note in state.suspensions)
-    assert rated(path) == MATCHES  # the others played on
+    assert rated(path) == 4  # the others played on
     check_invariants(path / "ladder.sqlite")
+
+
+# --- waraq versus ------------------------------------------------------------------------------------------
+
+
+def test_versus_on_the_cluster_plays_the_boards_of_the_same_command_run_here(cluster, tmp_path, capsys, monkeypatch):
+    """`waraq versus --ray` decides on the same boards as without it: its matches are the same matches."""
+    monkeypatch.setattr(secret_deals, "new_key", lambda: DEAL_KEY)  # both folders' decks under one key
+    options = ["heuristic", "random", "--rules", "two", "--seed", "4", "--boards", "3", "--quiet"]
+    assert main(["versus", *options, "--dir", str(tmp_path / "here")]) == 2  # the cap of 3 boards comes first
+    assert main(["versus", *options, "--ray", cluster, "--dir", str(tmp_path / "ray")]) == 2
+    summaries = capsys.readouterr().out.split("versus ")[1:]
+    assert len(summaries) == 2 and summaries[0].replace("here", "ray") == summaries[1]
+    assert rows(tmp_path / "ray", MATCH_ROWS[:MATCH_ROWS.index(", record")] + " FROM matches") == rows(
+        tmp_path / "here", MATCH_ROWS[:MATCH_ROWS.index(", record")] + " FROM matches"
+    )
 
 
 # --- without Ray ---------------------------------------------------------------------------------------------

@@ -1,0 +1,180 @@
+"""The ladder on a local Ray cluster against the local ladder: matches per second, Ray's cost, the head's CPU.
+
+    python bench/ray_ladder.py [--matches 16] [--repeats 3] [--seed 11] [--target 7]
+
+One run plays the same ladder (``random`` and ``heuristic``, 4-player Hokm to
+``--target`` points, duplicate deals, one seed and one deal key, so the same
+matches) ``--repeats`` times each way, a fresh folder every time, and prints
+medians:
+
+* the local ladder (ladder/scheduler.py) with 1 and with 2 matches at once:
+  its bots started once for the run;
+* the ladder on a local Ray cluster (``ray.init(num_cpus=N)``: N worker
+  processes) with 1 and with 2 workers, 2 matches in flight: each match a
+  task that starts its bots on the worker, plays, and stops them.
+
+Matches per second count from the first match (the bots' first start left
+out). Ray's overhead per match is the time a match takes on one Ray worker
+less the time it takes on the local ladder one at a time: starting and
+stopping that match's bot processes, and the task's round trip. The head's
+CPU per match is this process's CPU time during the Ray runs (the driver: the
+planning, the records written, the results stored and rated, and Ray's own
+threads) over the matches; its parts are the CPU of ``ledger.plan_next``,
+writing the record, and ``ledger.record`` (the result and its rating update,
+one transaction). A worker's match time over the head's CPU per match is how
+many workers one head keeps busy.
+
+This machine has 2 cores, so 2 workers can show the ratio, not a speed-up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import ray
+
+from waraq.ladder import folder, ledger, ray_cluster
+from waraq.ladder.ledger import Target
+from waraq.ladder.scheduler import RunState, run
+from waraq.referee.games.hokm.rules import PRESETS
+
+BOTS = {"random": "random", "heuristic": "heuristic"}
+IN_FLIGHT = 2  # matches at once: the local ladder's concurrency, and the tasks the Ray head keeps in flight
+
+
+@dataclass
+class Cpu:
+    """CPU seconds of this process spent in each of the head's steps, and the wall seconds (a commit's
+    fsync is wall time, not CPU: the head's one loop waits for it all the same)."""
+
+    spent: dict[str, float] = field(default_factory=dict)
+    wall: dict[str, float] = field(default_factory=dict)
+
+    def timed(self, name: str, call: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            began, wall = time.process_time(), time.perf_counter()
+            try:
+                return call(*args, **kwargs)
+            finally:
+                self.spent[name] = self.spent.get(name, 0.0) + time.process_time() - began
+                self.wall[name] = self.wall.get(name, 0.0) + time.perf_counter() - wall
+
+        return wrapper
+
+
+@dataclass(frozen=True)
+class Figures:
+    rate: float  # matches a second, from the first match
+    head_cpu: float  # CPU seconds of this process a match
+    play_seconds: float  # a match's play, as its record's outcome says (bots ready to result)
+    parts: dict[str, float]  # CPU seconds a match, by step
+    walls: dict[str, float]  # wall seconds a match, by step
+
+
+def make_ladder(path: Path, seed: int, target: int) -> Path:
+    folder.init(path, PRESETS["classic"].replace(target_score=target), seed=seed, deal_key=f"bench-ray-{seed}")
+    with folder.open_ladder(path) as ladder:
+        for name, spec in BOTS.items():
+            folder.add(ladder, name, spec, check=False)
+    return path
+
+
+def play(path: Path, matches: int, concurrency: int, cluster: str | None) -> Figures:
+    cpu = Cpu()
+    originals = (ledger.plan_next, ledger.record, ray_cluster._write_record)
+    ledger.plan_next = cpu.timed("planning", ledger.plan_next)
+    ledger.record = cpu.timed("storing and rating", ledger.record)
+    ray_cluster._write_record = cpu.timed("writing the record", ray_cluster._write_record)
+    try:
+        with folder.open_ladder(path) as ladder:
+            state = RunState(Target(matches), concurrency, cluster=cluster)
+            playing = ray_cluster.run if cluster is not None else run
+            began = time.process_time()
+            asyncio.run(playing(ladder.folder, ladder.config, ladder.store, state))
+            head = time.process_time() - began
+            if state.finished is None or state.finished.reason != "target" or state.played != matches:
+                raise SystemExit(f"the ladder stopped early: {state.finished}; {state.suspensions}")
+            (seconds,) = ladder.store.db.execute("SELECT AVG(seconds) FROM matches").fetchone()
+    finally:
+        ledger.plan_next, ledger.record, ray_cluster._write_record = originals
+    rate = state.played / state.playing_for
+    each = {k: v / matches for k, v in cpu.spent.items()}
+    return Figures(rate, head / matches, seconds, each, {k: v / matches for k, v in cpu.wall.items()})
+
+
+def medians(runs: list[Figures]) -> Figures:
+    return Figures(
+        statistics.median(r.rate for r in runs),
+        statistics.median(r.head_cpu for r in runs),
+        statistics.median(r.play_seconds for r in runs),
+        {k: statistics.median(r.parts.get(k, 0.0) for r in runs) for k in runs[0].parts},
+        {k: statistics.median(r.walls.get(k, 0.0) for r in runs) for k in runs[0].walls},
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--matches", type=int, default=16, help="matches a run (default 16: 8 boards)")
+    parser.add_argument("--repeats", type=int, default=3, help="runs each way; medians are shown (default 3)")
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--target", type=int, default=7, help="points a match is played to (default 7)")
+    args = parser.parse_args()
+
+    found: dict[str, Figures] = {}
+    with tempfile.TemporaryDirectory(prefix="waraq-bench-ray-") as scratch:
+        runs = 0
+
+        def fresh() -> Path:
+            nonlocal runs
+            runs += 1
+            return make_ladder(Path(scratch) / f"ladder-{runs}", args.seed, args.target)
+
+        for concurrency in (1, IN_FLIGHT):
+            found[f"local, {concurrency} at once"] = medians(
+                [play(fresh(), args.matches, concurrency, None) for _ in range(args.repeats)]
+            )
+        for workers in (1, 2):
+            ray.init(num_cpus=workers, include_dashboard=False, logging_level="warning")
+            try:
+                found[f"Ray, {workers} worker{'s' * (workers > 1)}"] = medians(
+                    [play(fresh(), args.matches, IN_FLIGHT, "auto") for _ in range(args.repeats)]
+                )
+            finally:
+                ray.shutdown()
+
+    print(
+        f"{args.matches} matches a run (random and heuristic, 4-player Hokm to {args.target}, duplicate deals), "
+        f"medians of {args.repeats} runs each:"
+    )
+    print(f"  {'':22} {'matches/s':>10} {'s a match':>10} {'play s':>8} {'head CPU ms a match':>20}")
+    for name, f in found.items():
+        print(f"  {name:22} {f.rate:10.2f} {1 / f.rate:10.2f} {f.play_seconds:8.2f} {1000 * f.head_cpu:20.1f}")
+    local_1, ray_1, ray_2 = found["local, 1 at once"], found["Ray, 1 worker"], found["Ray, 2 workers"]
+    print(f"Ray 2 workers / local {IN_FLIGHT} at once: {ray_2.rate / found[f'local, {IN_FLIGHT} at once'].rate:.2f}")
+    print(f"Ray 2 workers / Ray 1 worker: {ray_2.rate / ray_1.rate:.2f}")
+    overhead = 1 / ray_1.rate - 1 / local_1.rate
+    print(f"Ray's overhead a match (1 worker against the local ladder one at a time): {overhead:.2f} s")
+    head = ray_2.head_cpu
+    parts = ", ".join(
+        f"{name} {1000 * cpu:.1f} ms ({1000 * ray_2.walls[name]:.1f} ms wall)" for name, cpu in ray_2.parts.items()
+    )
+    rest = head - sum(ray_2.parts.values())
+    print(f"the head's CPU a match (Ray, 2 workers): {1000 * head:.1f} ms, of which {parts}; the rest, Ray's driver")
+    print(f"  (submitting the task, receiving its result) and the run's loop: {1000 * rest:.1f} ms")
+    worker_match = 1 / ray_1.rate
+    print(
+        f"workers one head keeps busy: a worker's match ({worker_match:.2f} s) / the head's CPU a match = "
+        f"{worker_match / head:.0f}; with search bots at 100 ms a decision (30 s a match) {30 / head:.0f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
