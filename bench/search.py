@@ -7,7 +7,8 @@
 ``speed`` prints, per player count: the engine's ``clone`` per call on a state
 in the middle of a round, and ``push`` per card (with its ``legal_actions``)
 over the rest of rounds; the search's worlds per second (a world is
-sampled, dealt, and every legal action rolled out or solved in it) over real
+sampled, dealt, and every legal action still in the race rolled out or
+solved in it) over real
 PLAY decisions of random matches; and for a match of search at 100 ms a
 decision against the heuristic, its decisions per second and the CPU seconds
 one search seat spends on the match (what a ladder of it costs).
@@ -35,7 +36,7 @@ from typing import Any
 from waraq.bots.hokm_greedy import GreedyPlayer
 from waraq.bots.hokm_heuristic import HeuristicPlayer
 from waraq.bots.hokm_random import RandomPlayer
-from waraq.bots.hokm_search import SearchPlayer, search
+from waraq.bots.hokm_search import Budget, SearchPlayer, search
 from waraq.referee.games.dealers import SeatDealer
 from waraq.referee.games.hokm.engine import PLAY, HokmState, new_match
 from waraq.referee.games.hokm.rules import PRESETS
@@ -96,7 +97,7 @@ def worlds_per_second(players: int, positions: int = 60, worlds: int = 10) -> fl
         assert state.to_act is not None
         view = state.view(state.to_act)
         start = time.perf_counter()
-        weighed = search(view, random.Random(k), worlds, stop_at=float("inf"))
+        weighed = search(view, random.Random(k), Budget(worlds), stop_at=float("inf"))
         spent += time.perf_counter() - start
         done += weighed.worlds
     return done / spent

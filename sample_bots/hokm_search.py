@@ -27,17 +27,18 @@ Time. The budget is ``ms`` a decision (default 100; served, ``python -m
 waraq.bots.server search --ms 50``: the referee hands a launched bot no
 ``WARAQ_`` variable, and a sandboxed one almost no environment, so the
 budget is an option, not a variable), cut to the request's
-``deadline_ms`` less a margin for the transport. The budget buys a number
-of worlds by a fixed cost model (:func:`worlds_for`, from bench/search.py's
+``deadline_ms`` less a margin for the transport. It is spent by a fixed
+cost model (:class:`Budget`, :func:`action_cost_us`, from bench/search.py's
 measures on a 2-core machine), not by the clock: so the same decision
 samples the same worlds whatever the machine's load, and ``replay --ask``
 gets the same answer. The model plans to spend :data:`BUDGET_SHARE` of the
-budget. The clock is a safety net: a search still running at
-:data:`HARD_FACTOR` times the budget, or at the deadline less the margin,
-stops and plays the best so far (anytime), and its note says so ("stopped
-by the clock"): only then may a replay on a faster or idler machine differ.
-So the bank is never drawn on. ``worlds`` (``--worlds``) fixes the count
-instead of the model.
+budget. The actions race (:func:`search`): one that falls clearly behind is
+dropped, and what it would have cost buys more worlds for the others. The
+clock is a safety net: a search still running at :data:`HARD_FACTOR` times
+the budget, or at the deadline less the margin, stops and plays the best so
+far (anytime), and its note says so ("stopped by the clock"): only then may
+a replay on a faster or idler machine differ. So the bank is never drawn
+on. ``worlds`` (``--worlds``) fixes the count instead of the model.
 
 Determinism. The worlds come from a generator keyed by the seed (the
 server's is the match id and seat) and the decision itself (its round, hand,
@@ -54,7 +55,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from waraq.bots.hokm_greedy import GreedyPlayer, beats, greedy_follow, greedy_lead, low_key
+from waraq.bots.hokm_greedy import GreedyPlayer, beats, greedy_follow, greedy_lead
 from waraq.bots.hokm_heuristic import HeuristicPlayer, Table
 from waraq.referee.games.cards import CARD_NAMES
 from waraq.referee.games.dealers import SeededDealer
@@ -67,17 +68,17 @@ MAX_WORLDS = 400  # more worlds change the average by less than the noise betwee
 # The exact search takes over when this few cards are left in all hands together: there it
 # costs about what a rollout of every action does over a few worlds (bench/search.py).
 EXACT_CARDS = {4: 12, 3: 10, 2: 10}
-# The cost model of :func:`worlds_for`, in microseconds of CPU, from measures on a 2-core
-# machine over real decisions (the heuristic's matches, 2 to 4 players): a rollout by
-# seeing_policy costs 3.5 to 4.7 an action and a card left (median; 4.3 to 7.7 at the 90th
-# centile); an exact action 1.6 times more a card more, 280 to 590 at 10 cards (median; up to
-# 1,200 at the 90th centile, 2,000 at most). The model plans to spend BUDGET_SHARE of the
-# budget at a little above the medians, so the 90th centile stays near the budget and the
-# dearest exact search under the clock's HARD_FACTOR.
+# The cost model of :class:`Budget`, in microseconds of CPU, from measures on a 2-core machine
+# over real decisions (the heuristic's matches, 2 to 4 players): a rollout by seeing_policy
+# costs 3.8 to 5.1 an action and a card left, push included; an exact action 1.6 times more a
+# card more, 280 to 590 at 10 cards (median; up to 1,200 at the 90th centile, 2,000 at most).
+# Planning BUDGET_SHARE of the budget, a decision at 100 ms took 77 to 82 ms of CPU at the
+# median with 3 and 4 players (114 to 135 at the 90th centile), 42 with 2, whose races end
+# sooner: the dearest stay under the clock's HARD_FACTOR.
 US_PER_WORLD = 40.0  # sampling and dealing one world
-US_PER_PLAY = 5.0  # one card left, one action: a rollout by seeing_policy, policy included
+US_PER_PLAY = 4.0  # one card left, one action: a rollout by seeing_policy, policy included
 US_EXACT_AT_10, EXACT_GROWTH = 700.0, 1.6  # one action's exact search at 10 cards; per card more
-BUDGET_SHARE = 0.6
+BUDGET_SHARE = 0.85
 HARD_FACTOR = 2.0  # the clock stops a search at this many budgets (or at the deadline, if sooner)
 # A trick more than the opponents, in points: the round's points decide, but a won round's
 # margin tells a safe line from a lucky one, which rollouts of ±1 alone barely do.
@@ -305,6 +306,10 @@ def seeing_policy(state: HokmState) -> Any:
     the lowest side card. Following: the cheapest card that takes the trick and that no
     opponent after can beat; a partner (4 players) already sure of it gets the lowest card,
     and so does a trick that cannot be made sure. At a bam: take the kot.
+
+    It is most of a rollout's cost, so it walks the legal cards cheapest first and stops at the
+    first that will do, rather than testing every card (tests/sample_bots/test_hokm_search.py
+    holds it to the plain reading above, on every card of thousands of rounds).
     """
     if state.kind is not PLAY:
         return False  # BAM, the only other decision inside a round's play
@@ -314,21 +319,29 @@ def seeing_policy(state: HokmState) -> Any:
     seat = state.to_act
     assert seat is not None
     n, trump, trick, hands = state.players, state.trump, state.trick, state.hands
+    cheapest_first = sorted(legal, key=lambda c: (c // 13 == trump, c % 13))  # low_key; stable on ties
     if not trick:
-        opponents = [s for s in range(n) if s != seat and (n != 4 or (s - seat) % 2)]
-        sure = [c for c in legal if not any(can_beat(hands[s], c, c // 13, trump) for s in opponents)]
-        return min(sure or legal, key=lambda c: low_key(c, trump))
-    later = [(seat + k) % n for k in range(1, n - len(trick))]
-    if n == 4:
-        later = [s for s in later if (s - seat) % 2]
+        if n == 4:
+            opponents = [hands[(seat + 1) % 4], hands[(seat + 3) % 4]]
+        else:
+            opponents = [hand for other, hand in enumerate(hands) if other != seat]
+        for card in cheapest_first:
+            if not any(can_beat(hand, card, card // 13, trump) for hand in opponents):
+                return card
+        return cheapest_first[0]
+    played = len(trick)
+    # The seats still to play after this one; with 4 players only the opponents among them.
+    later = [hands[(seat + k) % n] for k in range(1, n - played) if n != 4 or k % 2]
     led = trick[0] // 13
     i = winning_index(trick, trump)
     best = trick[i]
-    if n == 4 and (state.leader + i) % 4 == (seat + 2) % 4:
-        if not any(can_beat(hands[s], best, led, trump) for s in later):
-            return min(legal, key=lambda c: low_key(c, trump))
-    sure = [c for c in legal if beats(c, best, trump) and not any(can_beat(hands[s], c, led, trump) for s in later)]
-    return min(sure or legal, key=lambda c: low_key(c, trump))
+    if n == 4 and i == played - 2:  # the partner played the winning card: low, unless it can be beaten
+        if not any(can_beat(hand, best, led, trump) for hand in later):
+            return cheapest_first[0]
+    for card in cheapest_first:
+        if beats(card, best, trump) and not any(can_beat(hand, card, led, trump) for hand in later):
+            return card
+    return cheapest_first[0]
 
 
 def rollout(state: HokmState, round_: int, before: Sequence[int], team: int) -> float:
@@ -435,15 +448,24 @@ def distinct_actions(view: HokmView, unseen: frozenset[int]) -> tuple[Any, ...]:
     return tuple(kept)
 
 
-def worlds_for(ms: float, view: HokmView) -> int:
-    """How many worlds ``ms`` buys for this decision, by the fixed cost model (module docstring)."""
-    actions, cards = len(distinct_actions(view, Table.of(view).unseen)), cards_left(view)
+def action_cost_us(view: HokmView) -> float:
+    """What valuing one action in one world costs here, by the fixed cost model (module docstring)."""
+    cards = cards_left(view)
     if is_exact(view):
-        per_action = US_EXACT_AT_10 * EXACT_GROWTH ** (cards - 10)
-    else:
-        per_action = cards * US_PER_PLAY
-    per_world = US_PER_WORLD + actions * per_action
-    return max(1, min(MAX_WORLDS, int(BUDGET_SHARE * ms * 1000 / per_world)))
+        return US_EXACT_AT_10 * EXACT_GROWTH ** (cards - 10)
+    return cards * US_PER_PLAY
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What a search may spend: at most ``worlds`` worlds and ``us`` microseconds of the cost model."""
+
+    worlds: int
+    us: float = math.inf
+
+    @classmethod
+    def of_ms(cls, ms: float) -> Budget:
+        return cls(MAX_WORLDS, BUDGET_SHARE * ms * 1000)
 
 
 # -- the bot -----------------------------------------------------------------------------
@@ -451,23 +473,33 @@ def worlds_for(ms: float, view: HokmView) -> int:
 
 @dataclass(frozen=True)
 class Weighed:
-    """What a search weighed: per action its mean value over ``worlds`` worlds."""
+    """What a search weighed: per action its mean value over the ``seen`` worlds it was valued in.
+
+    An action dropped by the race (:func:`search`) was valued in fewer worlds than the rest.
+    """
 
     actions: tuple[Any, ...]
     means: tuple[float, ...]
+    seen: tuple[int, ...]
     worlds: int
     exact: bool
-    planned: int  # the worlds the budget bought; more than ``worlds`` when the clock stopped it
+    clocked: bool = False  # the clock stopped it before its budget was spent
 
     def best(self) -> Any:
-        # The first of the best in the legal order: max keeps the first on ties.
-        return self.actions[max(range(len(self.actions)), key=self.means.__getitem__)]
+        """The best mean of the actions still in the race; the first in the legal order on ties."""
+        last = max(self.seen)
+        return self.actions[max((i for i, n in enumerate(self.seen) if n == last), key=self.means.__getitem__)]
 
 
-def search(view: HokmView, rng: random.Random, worlds: int, stop_at: float) -> Weighed:
-    """Sample up to ``worlds`` worlds and value each of the distinct legal actions
-    (:func:`distinct_actions`) in each, until ``stop_at`` (a ``time.perf_counter()``), checked
-    before each action.
+def search(view: HokmView, rng: random.Random, budget: Budget, stop_at: float) -> Weighed:
+    """Sample worlds and value the distinct legal actions (:func:`distinct_actions`) in each, until
+    ``budget`` is spent or ``stop_at`` (a ``time.perf_counter()``, read before each action).
+
+    The actions race: from :data:`RACE_FROM` worlds on, every :data:`RACE_EVERY`, an action
+    whose values fall short of the leader's, world by world, by more than :data:`RACE_Z` standard
+    errors of their mean difference is dropped, and its cost goes to more worlds for the rest.
+    One left, the search stops. Each world values every action still in the race, so the
+    differences are paired: the luck of a world's cards cancels.
 
     Stopped inside the first world, it weighs the actions that world valued so far (none at
     all: ``worlds`` is 0 and the caller plays without searching); inside a later one, the
@@ -478,19 +510,51 @@ def search(view: HokmView, rng: random.Random, worlds: int, stop_at: float) -> W
     actions = distinct_actions(view, table.unseen)
     template = world_template(view)
     exact = is_exact(view)
-    totals = [0.0] * len(actions)
-    done = 0
-    while done < worlds:
-        world = deal_world(template, sample_hands(view, table, rng))
-        values = evaluate_world(world, actions, team, exact, stop_at)
-        if len(values) < len(actions):  # out of time
-            if done == 0:
-                return Weighed(actions[: len(values)], tuple(values), 0, exact, worlds)
+    per_action = action_cost_us(view)
+    values: list[list[float]] = [[] for _ in actions]
+    live = list(range(len(actions)))
+    done, spent, clocked = 0, 0.0, False
+    while done < budget.worlds and len(live) > 1 or done == 0:
+        cost = US_PER_WORLD + len(live) * per_action
+        if done and spent + cost > budget.us:
             break
-        for i, value in enumerate(values):
-            totals[i] += value
+        world = deal_world(template, sample_hands(view, table, rng))
+        found = evaluate_world(world, [actions[i] for i in live], team, exact, stop_at)
+        if len(found) < len(live):  # out of time
+            if done == 0:
+                return Weighed(actions[: len(found)], tuple(found), (1,) * len(found), 0, exact, True)
+            clocked = True
+            break
+        for i, value in zip(live, found, strict=True):
+            values[i].append(value)
         done += 1
-    return Weighed(actions, tuple(t / done for t in totals), done, exact, worlds)
+        spent += cost
+        if done >= RACE_FROM and (done - RACE_FROM) % RACE_EVERY == 0:
+            live = race(values, live)
+    return Weighed(
+        actions, tuple(sum(v) / len(v) for v in values), tuple(map(len, values)), done, exact, clocked
+    )
+
+
+RACE_FROM, RACE_EVERY, RACE_Z = 8, 4, 2.5
+
+
+def race(values: list[list[float]], live: list[int]) -> list[int]:
+    """The actions of ``live`` still in the race: the leader, and each whose mean difference from
+    it is within :data:`RACE_Z` standard errors (every one of ``live`` has a value in each world)."""
+    n = len(values[live[0]])
+    leader = max(live, key=lambda i: sum(values[i]))
+    kept = []
+    for i in live:
+        if i == leader:
+            kept.append(i)
+            continue
+        gaps = [a - b for a, b in zip(values[leader], values[i], strict=True)]
+        mean = sum(gaps) / n
+        spread = sum((g - mean) ** 2 for g in gaps) / (n - 1)
+        if mean <= 0 or mean * mean * n <= RACE_Z * RACE_Z * spread:
+            kept.append(i)
+    return kept
 
 
 class SearchPlayer:
@@ -550,10 +614,9 @@ class SearchPlayer:
             cards = " ".join(CARD_NAMES[c] for c in sorted(view.legal))
             self.note = f"{CARD_NAMES[distinct[0]]}: {cards} take the same tricks in every world, the lowest"
             return distinct[0]
-        budget = self.budget_ms()
-        worlds = self.worlds or worlds_for(budget, view)
+        budget = Budget(self.worlds) if self.worlds else Budget.of_ms(self.budget_ms())
         rng = random.Random(self._decision_key(view))
-        weighed = search(view, rng, worlds, start + self.hard_limit_ms() / 1000)
+        weighed = search(view, rng, budget, start + self.hard_limit_ms() / 1000)
         if not weighed.actions:  # no time for a single rollout: the greedy bot's card
             action = self._greedy(view)
             self.note = f"{self._greedy.note} (greedy's rule: no time to search)"
@@ -578,15 +641,20 @@ def _spell(kind: str, action: Any) -> str:
 
 
 def describe(view: HokmView, weighed: Weighed, shown: int = 6) -> str:
-    """``48 worlds, rollouts: AS +0.71, KS +0.64, 7H -0.52``: the best first, as many as fit."""
+    """``48 worlds, rollouts: AS +0.71, KS +0.64, 7H -0.52 (8)``: the best first, as many as fit;
+    an action the race dropped says in how many worlds it was valued."""
     assert view.kind is not None
-    order = sorted(range(len(weighed.actions)), key=lambda i: -weighed.means[i])
-    parts = [f"{_spell(view.kind, weighed.actions[i])} {weighed.means[i]:+.2f}" for i in order[:shown]]
+    last = max(weighed.seen, default=0)
+    order = sorted(range(len(weighed.actions)), key=lambda i: (-weighed.seen[i], -weighed.means[i]))
+    parts = []
+    for i in order[:shown]:
+        dropped = f" ({weighed.seen[i]})" if weighed.seen[i] < last else ""
+        parts.append(f"{_spell(view.kind, weighed.actions[i])} {weighed.means[i]:+.2f}{dropped}")
     if len(order) > shown:
         parts.append(f"{len(order) - shown} more")
     how = "exact" if weighed.exact else "rollouts"
     if weighed.worlds == 0:
         how += f", stopped by the clock in the first world after {len(weighed.actions)} of {len(view.legal)} actions"
-    elif weighed.worlds < weighed.planned:
-        how += f", stopped by the clock at {weighed.worlds} of {weighed.planned}"
+    elif weighed.clocked:
+        how += ", stopped by the clock"
     return f"{weighed.worlds} world{'s' if weighed.worlds != 1 else ''}, {how}: {', '.join(parts)}"
