@@ -9,6 +9,10 @@ that cannot be started is suspended and the others play on. Every match is
 dealt under the ladder's deal key, and its id is made from it too
 (ladder/key_file.py).
 
+On a Ray cluster (``--ray``) the same loop runs on the head: ladder/ray_cluster.py's
+``RayScheduler`` only starts the bots and plays each match as a task on a worker instead
+of here, with the same code (ladder/planned_match.py).
+
 Ctrl-C (or SIGTERM) once: no new match starts and those in flight finish.
 Twice: those in flight are dropped; they stay planned and the next run plays
 them again. A SIGKILL loses nothing either: whatever was not committed is
