@@ -473,22 +473,22 @@ class Budget:
 
 @dataclass(frozen=True)
 class Weighed:
-    """What a search weighed: per action its mean value over the ``seen`` worlds it was valued in.
-
-    An action dropped by the race (:func:`search`) was valued in fewer worlds than the rest.
-    """
+    """What a search weighed: per action its mean value over the ``seen`` worlds it was valued in,
+    and whether it was ``kept`` in the race to the end (:func:`search`)."""
 
     actions: tuple[Any, ...]
     means: tuple[float, ...]
     seen: tuple[int, ...]
+    kept: tuple[bool, ...]
     worlds: int
     exact: bool
     clocked: bool = False  # the clock stopped it before its budget was spent
+    spent_us: float = 0.0  # of the budget, by the cost model
 
     def best(self) -> Any:
-        """The best mean of the actions still in the race; the first in the legal order on ties."""
-        last = max(self.seen)
-        return self.actions[max((i for i, n in enumerate(self.seen) if n == last), key=self.means.__getitem__)]
+        """The best mean of the actions kept in the race; the first in the legal order on ties."""
+        kept = (i for i, k in enumerate(self.kept) if k)
+        return self.actions[max(kept, key=self.means.__getitem__)]
 
 
 def search(view: HokmView, rng: random.Random, budget: Budget, stop_at: float) -> Weighed:
@@ -522,7 +522,8 @@ def search(view: HokmView, rng: random.Random, budget: Budget, stop_at: float) -
         found = evaluate_world(world, [actions[i] for i in live], team, exact, stop_at)
         if len(found) < len(live):  # out of time
             if done == 0:
-                return Weighed(actions[: len(found)], tuple(found), (1,) * len(found), 0, exact, True)
+                ones = len(found)
+                return Weighed(actions[:ones], tuple(found), (1,) * ones, (True,) * ones, 0, exact, True)
             clocked = True
             break
         for i, value in zip(live, found, strict=True):
@@ -531,9 +532,9 @@ def search(view: HokmView, rng: random.Random, budget: Budget, stop_at: float) -
         spent += cost
         if done >= RACE_FROM and (done - RACE_FROM) % RACE_EVERY == 0:
             live = race(values, live)
-    return Weighed(
-        actions, tuple(sum(v) / len(v) for v in values), tuple(map(len, values)), done, exact, clocked
-    )
+    means = tuple(sum(v) / len(v) for v in values)
+    kept = tuple(i in live for i in range(len(actions)))
+    return Weighed(actions, means, tuple(map(len, values)), kept, done, exact, clocked, spent)
 
 
 RACE_FROM, RACE_EVERY, RACE_Z = 8, 4, 2.5
@@ -644,11 +645,10 @@ def describe(view: HokmView, weighed: Weighed, shown: int = 6) -> str:
     """``48 worlds, rollouts: AS +0.71, KS +0.64, 7H -0.52 (8)``: the best first, as many as fit;
     an action the race dropped says in how many worlds it was valued."""
     assert view.kind is not None
-    last = max(weighed.seen, default=0)
-    order = sorted(range(len(weighed.actions)), key=lambda i: (-weighed.seen[i], -weighed.means[i]))
+    order = sorted(range(len(weighed.actions)), key=lambda i: (not weighed.kept[i], -weighed.means[i]))
     parts = []
     for i in order[:shown]:
-        dropped = f" ({weighed.seen[i]})" if weighed.seen[i] < last else ""
+        dropped = "" if weighed.kept[i] else f" ({weighed.seen[i]})"
         parts.append(f"{_spell(view.kind, weighed.actions[i])} {weighed.means[i]:+.2f}{dropped}")
     if len(order) > shown:
         parts.append(f"{len(order) - shown} more")

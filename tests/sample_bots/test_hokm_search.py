@@ -29,10 +29,13 @@ from waraq.bots.hokm_greedy import GreedyPlayer, beats, low_key
 from waraq.bots.hokm_heuristic import Table
 from waraq.bots.hokm_random import RandomPlayer
 from waraq.bots.hokm_search import (
+    MAX_WORLDS,
     RACE_FROM,
+    US_PER_WORLD,
     Budget,
     OutOfTime,
     SearchPlayer,
+    action_cost_us,
     can_beat,
     deal_world,
     describe,
@@ -250,12 +253,13 @@ def test_a_search_spends_what_the_race_saves_on_more_worlds_for_the_rest():
     # than all its actions could share within the same budget, the dropped actions valued in fewer.
     view = to_act_view(position({"players": 4}, 3, 0))
     weighed = search(view, random.Random(1), Budget.of_ms(100), stop_at=math.inf)
-    last = max(weighed.seen)
-    dropped = [n for n in weighed.seen if n < last]
-    assert dropped and all(n >= RACE_FROM for n in dropped)
-    survivors = [a for a, n in zip(weighed.actions, weighed.seen, strict=True) if n == last]
-    assert last == weighed.worlds and weighed.best() in survivors
-    unraced = Budget.of_ms(100).us / (40 + len(weighed.actions) * sum(view.hand_sizes) * 4.0)
+    dropped = [n for n, kept in zip(weighed.seen, weighed.kept, strict=True) if not kept]
+    assert dropped and all(RACE_FROM <= n <= weighed.worlds for n in dropped)
+    assert all(n == weighed.worlds for n, kept in zip(weighed.seen, weighed.kept, strict=True) if kept)
+    kept = [a for a, k in zip(weighed.actions, weighed.kept, strict=True) if k]
+    best_mean = max(m for m, k in zip(weighed.means, weighed.kept, strict=True) if k)
+    assert weighed.best() in kept and weighed.means[weighed.actions.index(weighed.best())] == best_mean
+    unraced = Budget.of_ms(100).us / (US_PER_WORLD + len(weighed.actions) * action_cost_us(view))
     assert weighed.worlds > unraced
     note = describe(view, weighed, shown=len(weighed.actions))
     assert all(f"({n})" in note for n in dropped) and note.count("(") == len(dropped)
@@ -300,10 +304,6 @@ def test_the_same_decision_gets_the_same_answer_and_note():
         assert first.note.startswith("12 worlds")
 
 
-def worlds_bought(view: HokmView, ms: float) -> int:
-    return search(view, random.Random(0), Budget.of_ms(ms), stop_at=math.inf).worlds
-
-
 def test_the_budget_buys_worlds_by_the_cost_model_not_the_clock():
     # What a budget buys is a function of the decision alone, so a replay asks for as many:
     # searched on a machine kept busy by a thread of its own, the same worlds and values.
@@ -315,8 +315,19 @@ def test_the_budget_buys_worlds_by_the_cost_model_not_the_clock():
     loaded = search(early, random.Random(0), Budget.of_ms(100), stop_at=math.inf)
     busy.join()
     assert loaded == quiet and quiet.worlds >= 10
-    assert worlds_bought(early, 25) < worlds_bought(early, 100) < worlds_bought(early, 400)
-    assert worlds_bought(late, 100) > quiet.worlds
+    assert action_cost_us(late) < action_cost_us(early)
+    for view in (early, late):
+        bought = [search(view, random.Random(0), Budget.of_ms(ms), stop_at=math.inf) for ms in (25, 100, 400)]
+        for ms, weighed in zip((25, 100, 400), bought, strict=True):
+            # Spent within the budget, and the next world would not have fitted, unless the race
+            # ended or the worlds reached their cap.
+            live = sum(weighed.kept)
+            next_world = US_PER_WORLD + live * action_cost_us(view)
+            assert weighed.spent_us <= Budget.of_ms(ms).us
+            ended = live == 1 or weighed.worlds == MAX_WORLDS
+            assert ended or weighed.spent_us + next_world > Budget.of_ms(ms).us
+        # The same worlds in the same order: a larger budget goes on where a smaller one stopped.
+        assert bought[0].worlds <= bought[1].worlds <= bought[2].worlds
 
 
 def test_a_decision_keeps_to_its_budget_and_under_the_deadline():
