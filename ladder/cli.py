@@ -274,8 +274,6 @@ def _halted(args: argparse.Namespace, ladder: folder.Ladder, error: RecordError 
     else:
         what = store_problem(ladder.store.path, error)
         full = getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
-
-
     try:
         counts = ladder.store.count_by_status()
         stored = counts["rated"] + counts["unrated"] + counts["done"]

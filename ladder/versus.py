@@ -103,10 +103,7 @@ def main(args: argparse.Namespace, console: Console) -> int:
     except (ConfigError, StoreError, RulesError, ValueError) as error:
         print_error(str(error))
         return 2
-    except RecordError as error:
-        print_error(f"{error}: every board stored stays; run the same command again to go on")
-        return 1
-    except ClusterError as error:  # the cluster failed the run
+    except (RecordError, ClusterError) as error:  # a record it could not write, or the cluster failed the run
         print_error(f"{error}{RESUME}")
         return 1
 
