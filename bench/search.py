@@ -2,7 +2,7 @@
 
     python bench/search.py speed [--players 4 3 2]
     python bench/search.py strength [--bot search] [--against heuristic greedy] [--boards 20] [--players 4]
-                                    [--worlds N | --ms MS]
+                                    [--worlds N | --ms MS] [--jobs K]
 
 ``speed`` prints, per player count: the engine's ``clone`` per call on a state
 in the middle of a round, and ``push`` per card (with its ``legal_actions``)
@@ -30,6 +30,9 @@ import random
 import statistics
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from itertools import repeat
 from math import comb
 from typing import Any
 
@@ -183,19 +186,32 @@ def clopper_pearson(wins: int, n: int, level: float = 0.95) -> tuple[float, floa
     return low, high
 
 
+@dataclass(frozen=True)
+class Measured:
+    """The bot measured, made for a seat: a picklable maker, so boards can play in other processes."""
+
+    bot: str
+    ms: float
+    worlds: int | None
+
+    def __call__(self, seed: str) -> Any:
+        if self.bot != "search":
+            return OPPONENTS[self.bot](seed)
+        return SearchPlayer(seed, ms=self.ms, worlds=self.worlds)
+
+
 def strength(args: argparse.Namespace) -> None:
     budget = f"{args.worlds} worlds" if args.worlds else f"{args.ms:g} ms"
     name = f"search ({budget})" if args.bot == "search" else args.bot
-
-    def make_search(seed: str) -> Any:
-        if args.bot != "search":
-            return OPPONENTS[args.bot](seed)
-        return SearchPlayer(seed, ms=args.ms, worlds=args.worlds)
-
+    measured = Measured(args.bot, args.ms, args.worlds)
     for players in args.players:
         for other in args.against:
             start = time.perf_counter()
-            rooms = [r for board in range(args.boards) for r in play_board(players, board, make_search, other)]
+            # Each board in a process of its own: the search's worlds come from its cost model, not
+            # the clock, so its decisions are the same however many boards share the cores.
+            with ProcessPoolExecutor(args.jobs) as pool:
+                boards = pool.map(play_board, repeat(players), range(args.boards), repeat(measured), repeat(other))
+                rooms = [room for board in boards for room in board]
             wins = sum(won for won, _ in rooms)
             low, high = clopper_pearson(wins, len(rooms))
             share = statistics.mean(s for _, s in rooms)
@@ -220,6 +236,7 @@ def main() -> None:
     strong.add_argument("--boards", type=int, default=20)
     strong.add_argument("--ms", type=float, default=100.0, help="search's budget a decision (default 100)")
     strong.add_argument("--worlds", type=int, help="a fixed number of worlds a decision instead of --ms")
+    strong.add_argument("--jobs", type=int, default=1, help="boards played at once, each in its own process")
     args = parser.parse_args()
     speed(args) if args.command == "speed" else strength(args)
 
