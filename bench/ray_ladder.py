@@ -172,8 +172,14 @@ def main() -> None:
     worker_match = 1 / ray_1.rate
     print(
         f"workers one head keeps busy: a worker's match ({worker_match:.2f} s) / the head's CPU a match = "
-        f"{worker_match / head:.0f}; with search bots at 100 ms a decision (30 s a match) {30 / head:.0f}"
+        f"{worker_match / head:.0f}; with four search seats at 100 ms a decision ({SEARCH_MATCH_S:g} s a match) "
+        f"{SEARCH_MATCH_S / head:.0f}"
     )
+
+
+# A 4-player match of search bots at 100 ms a decision, in CPU seconds: 4 seats of 4.1 s each
+# (bench/search.py speed, docs/bots.md), played one decision at a time.
+SEARCH_MATCH_S = 16.4
 
 
 if __name__ == "__main__":
