@@ -80,6 +80,10 @@ US_PER_PLAY = 4.0  # one card left, one action: a rollout by seeing_policy, poli
 US_EXACT_AT_10, EXACT_GROWTH = 700.0, 1.6  # one action's exact search at 10 cards; per card more
 BUDGET_SHARE = 0.85
 HARD_FACTOR = 2.0  # the clock stops a search at this many budgets (or at the deadline, if sooner)
+# The race of :func:`search`: the first look after RACE_FROM worlds, then one every RACE_EVERY; an
+# action is dropped when the leader is ahead of it by more than RACE_Z standard errors. Generous,
+# for the looks are many: an action dropped wrongly is one close to the best.
+RACE_FROM, RACE_EVERY, RACE_Z = 8, 4, 2.5
 # A trick more than the opponents, in points: the round's points decide, but a won round's
 # margin tells a safe line from a lucky one, which rollouts of ±1 alone barely do.
 TRICK_WEIGHT = 0.1
@@ -309,7 +313,7 @@ def seeing_policy(state: HokmState) -> Any:
 
     It is most of a rollout's cost, so it walks the legal cards cheapest first and stops at the
     first that will do, rather than testing every card (tests/sample_bots/test_hokm_search.py
-    holds it to the plain reading above, on every card of thousands of rounds).
+    holds it to the plain reading above on every card of 25 rounds of each player count).
     """
     if state.kind is not PLAY:
         return False  # BAM, the only other decision inside a round's play
@@ -514,7 +518,7 @@ def search(view: HokmView, rng: random.Random, budget: Budget, stop_at: float) -
     values: list[list[float]] = [[] for _ in actions]
     live = list(range(len(actions)))
     done, spent, clocked = 0, 0.0, False
-    while done < budget.worlds and len(live) > 1 or done == 0:
+    while done == 0 or (done < budget.worlds and len(live) > 1):
         cost = US_PER_WORLD + len(live) * per_action
         if done and spent + cost > budget.us:
             break
@@ -536,8 +540,6 @@ def search(view: HokmView, rng: random.Random, budget: Budget, stop_at: float) -
     kept = tuple(i in live for i in range(len(actions)))
     return Weighed(actions, means, tuple(map(len, values)), kept, done, exact, clocked, spent)
 
-
-RACE_FROM, RACE_EVERY, RACE_Z = 8, 4, 2.5
 
 
 def race(values: list[list[float]], live: list[int]) -> list[int]:
