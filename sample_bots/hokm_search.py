@@ -69,14 +69,16 @@ MAX_WORLDS = 400  # more worlds change the average by less than the noise betwee
 # costs about what a rollout of every action does over a few worlds (bench/search.py).
 EXACT_CARDS = {4: 12, 3: 10, 2: 10}
 # The cost model of :class:`Budget`, in microseconds of CPU, from measures on a 2-core machine
-# over real decisions (the heuristic's matches, 2 to 4 players): a rollout by seeing_policy
-# costs 3.8 to 5.1 an action and a card left, push included; an exact action 1.6 times more a
-# card more, 280 to 590 at 10 cards (median; up to 1,200 at the 90th centile, 2,000 at most).
-# Planning BUDGET_SHARE of the budget, a decision at 100 ms took 77 to 82 ms of CPU at the
-# median with 3 and 4 players (114 to 135 at the 90th centile), 42 with 2, whose races end
-# sooner: the dearest stay under the clock's HARD_FACTOR.
+# over real decisions (random matches, 4 players, 20 worlds each): a rollout by seeing_policy
+# costs 3.7 an action and a card left at 13 to 27 cards, 4.7 at 28 to 39, 5.1 at 40 to 52 (the
+# longer the hands, the more cards the policy walks), push included; an exact action 1.6 times
+# more a card more, 280 to 590 at 10 cards (median; up to 1,200 at the 90th centile, 2,000 at
+# most). Planning BUDGET_SHARE of the budget, a decision at 100 ms took 62 to 70 ms of CPU at the
+# median with 3 and 4 players, 95 to 112 at the 90th centile: the dearest stay under HARD_FACTOR.
 US_PER_WORLD = 40.0  # sampling and dealing one world
-US_PER_PLAY = 4.0  # one card left, one action: a rollout by seeing_policy, policy included
+# One card left, one action: a rollout by seeing_policy, policy included, at ``cards`` left:
+# US_PER_PLAY + US_PER_PLAY_GROWTH * cards (a line through the three measures above).
+US_PER_PLAY, US_PER_PLAY_GROWTH = 2.6, 0.055
 US_EXACT_AT_10, EXACT_GROWTH = 700.0, 1.6  # one action's exact search at 10 cards; per card more
 BUDGET_SHARE = 0.85
 HARD_FACTOR = 2.0  # the clock stops a search at this many budgets (or at the deadline, if sooner)
@@ -457,7 +459,7 @@ def action_cost_us(view: HokmView) -> float:
     cards = cards_left(view)
     if is_exact(view):
         return US_EXACT_AT_10 * EXACT_GROWTH ** (cards - 10)
-    return cards * US_PER_PLAY
+    return cards * (US_PER_PLAY + US_PER_PLAY_GROWTH * cards)
 
 
 @dataclass(frozen=True)
