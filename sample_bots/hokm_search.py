@@ -440,14 +440,17 @@ def evaluate_world(
 
 def distinct_actions(view: HokmView, unseen: frozenset[int]) -> tuple[Any, ...]:
     """The legal actions worth trying: of cards of one suit with no unseen card between them
-    (each card between is this seat's or played already) only the lowest, since in every world
-    they take the same tricks (2D 3D 5D with 4D played: 2D). A BAM's two answers are both tried."""
+    (each card between is this seat's or played to an earlier trick) only the lowest, since in
+    every world they take the same tricks (2D 3D 5D with 4D played: 2D). A card on the table
+    parts them too: with 4D led, 3D loses the trick and 5D takes it. A BAM's two answers are
+    both tried."""
     if view.kind != PLAY:
         return tuple(view.legal)
+    parting = unseen | {c for _, c in view.trick}
     kept: list[int] = []
     previous = -1
     for card in sorted(view.legal):
-        equal = previous // 13 == card // 13 and not any(previous < c < card for c in unseen)
+        equal = previous // 13 == card // 13 and not any(previous < c < card for c in parting)
         if not equal:
             kept.append(card)
         previous = card

@@ -190,6 +190,15 @@ def test_cards_with_no_unseen_card_between_them_are_tried_once():
     assert player(only) == parse_card("QH") and player.note.startswith("QH: QH KH AH take the same tricks")
 
 
+def test_a_card_on_the_table_parts_cards_that_would_otherwise_take_the_same_tricks():
+    # 3S to 6S are played but for the 5S on the table: 2S loses to it and 7S takes it.
+    view = play_view(2, "2S 7S 4H", trick="5S", leader=1, tricks=((0, "3S 4S 6S 2C"),))
+    assert distinct_actions(view, Table.of(view).unseen) == tuple(sorted(cards("2S 7S")))
+    # Once the trick is over, its 5S parts nothing: 2S and 7S take the same tricks again.
+    later = play_view(2, "2S 7S 4H", tricks=((0, "3S 4S 6S 2C"), (2, "5S 8H 9H 10H")))
+    assert distinct_actions(later, Table.of(later).unseen) == tuple(sorted(cards("2S 4H")))
+
+
 def test_plays_on_for_the_game_when_no_card_can_lose_a_trick():
     # Seat 0 holds 9S..AS, every trump left, after winning the first seven tricks: bam wins the
     # match at once, which is worth more than the kot (a won match counts its 7 points).
