@@ -177,9 +177,9 @@ def main() -> None:
     )
 
 
-# A 4-player match of search bots at 100 ms a decision, in CPU seconds: 4 seats of 4.1 s each
-# (bench/search.py speed, docs/bots.md), played one decision at a time.
-SEARCH_MATCH_S = 16.4
+# A 4-player match of search bots at 100 ms a decision, in CPU seconds: 4 seats of 5.4 s each
+# (bench/search.py speed at 857e063, the median of 3 runs; docs/bots.md), one decision at a time.
+SEARCH_MATCH_S = 21.6
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """The search bot's speed and a quick look at its strength, in-process.
 
-    python bench/search.py speed [--players 4 3 2]
+    python bench/search.py speed [--players 4 3 2] [--matches 5]
     python bench/search.py strength [--bot search] [--against heuristic greedy] [--boards 20] [--players 4]
                                     [--worlds N | --ms MS] [--jobs K]
 
@@ -9,9 +9,10 @@ in the middle of a round, and ``push`` per card (with its ``legal_actions``)
 over the rest of rounds; the search's worlds per second (a world is
 sampled, dealt, and every legal action still in the race rolled out or
 solved in it) over real
-PLAY decisions of random matches; and for a match of search at 100 ms a
+PLAY decisions of random matches; and for matches of search at 100 ms a
 decision against the heuristic, its decisions per second and the CPU seconds
-one search seat spends on the match (what a ladder of it costs).
+one search seat spends on a match, the mean of ``--matches`` (what a ladder of
+it costs).
 
 ``strength`` plays duplicate boards: each board's decks go to the same seats
 whoever deals (the ladder's SeatDealer), once with the bot (search, unless
@@ -122,13 +123,18 @@ class Timed:
         return action
 
 
-def match_cost(players: int, ms: float) -> tuple[float, float]:
-    """Decisions per second and CPU seconds a match of one search seat, at ``ms`` a decision."""
+def match_cost(players: int, ms: float, matches: int) -> tuple[float, float]:
+    """Decisions per second and CPU seconds a match of one search seat, at ``ms`` a decision, over
+    ``matches`` matches (one match's length, and so its cost, varies by half either way)."""
     rules = RULES[players]
-    timed = Timed(SearchPlayer("cost/0", ms=ms))
-    seats: list[Any] = [timed] + [HeuristicPlayer(f"cost/{s}") for s in range(1, players)]
-    play_match(rules, "cost", seats)
-    return timed.decisions / timed.cpu, timed.cpu
+    decisions = cpu = 0.0
+    for match in range(matches):
+        timed = Timed(SearchPlayer(f"cost/{match}/0", ms=ms))
+        seats: list[Any] = [timed] + [HeuristicPlayer(f"cost/{match}/{s}") for s in range(1, players)]
+        play_match(rules, f"cost/{match}", seats)
+        decisions += timed.decisions
+        cpu += timed.cpu
+    return decisions / cpu, cpu / matches
 
 
 def speed(args: argparse.Namespace) -> None:
@@ -136,9 +142,12 @@ def speed(args: argparse.Namespace) -> None:
     for players in args.players:
         clone, push = clone_and_push_us(players)
         worlds = worlds_per_second(players)
-        decisions, cpu = match_cost(players, args.ms)
+        decisions, cpu = match_cost(players, args.ms, args.matches)
         print(f"{players:>7}  {clone:>8.2f}  {push:>7.2f}  {worlds:>8.0f}  {decisions:>11.1f}  {cpu:>11.1f}")
-    print(f"(decisions/s and CPU: one search seat at {args.ms:g} ms, the others heuristic, one match to 7)")
+    print(
+        f"(decisions/s and CPU: one search seat at {args.ms:g} ms, the others heuristic, "
+        f"the mean of {args.matches} matches to 7)"
+    )
 
 
 # -- strength -----------------------------------------------------------------------------
@@ -228,7 +237,8 @@ def main() -> None:
     commands = parser.add_subparsers(dest="command", required=True)
     fast = commands.add_parser("speed", help="clone/push cost, worlds/s, decisions/s, CPU per match")
     fast.add_argument("--players", type=int, nargs="+", default=[4, 3, 2], choices=(4, 3, 2))
-    fast.add_argument("--ms", type=float, default=100.0, help="the budget of the match measured (default 100)")
+    fast.add_argument("--ms", type=float, default=100.0, help="the budget of the matches measured (default 100)")
+    fast.add_argument("--matches", type=int, default=5, help="matches played to measure the CPU a match (default 5)")
     strong = commands.add_parser("strength", help="search against other bots on duplicate boards")
     strong.add_argument("--bot", default="search", choices=["search", *sorted(OPPONENTS)], help="the bot measured")
     strong.add_argument("--players", type=int, nargs="+", default=[4], choices=(4, 3, 2))
