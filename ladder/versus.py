@@ -1,6 +1,6 @@
 """``waraq versus A B``: the head-to-head of an A/B test, played on boards until a sequential test decides.
 
-    waraq versus A B [--dir DIR] [--game hokm|hand] [--rules PRESET|FILE] [--seed S]
+    waraq versus A B [--dir DIR] [--game hokm|hand] [--rules PRESET|FILE] [--seed S] [--deal-key KEY]
                      [--sprt ELO0 ELO1 ALPHA BETA | --width ELO] [--boards N] [--concurrency K]
                      [--fill SPEC]... [--quiet] [--ray ADDRESS|auto]
 
@@ -13,6 +13,13 @@ kill, and the same command goes on where it stopped, deciding on the same
 boards. The test reads the complete boards in planned order
 (ladder/head_to_head.py, ladder/sprt.py).
 
+The decks and the match ids (from which the built-in bots seed their own
+choices) come from the seed *and* the folder's secret deal key
+(ladder/key_file.py), fresh for a new folder unless ``$WARAQ_DEAL_KEY`` or
+``--deal-key`` gives one: so a new folder with the same ``--seed`` and key
+plays the same boards, the same moves of the seeded bots and the same
+verdict, where a seed alone plays other deals under a fresh key.
+
 Exit status: 0 when H1 is accepted (or ``--width`` reached, or ``--boards``
 played without a test), 1 when H0 is, 2 when the cap came first or the
 options are wrong, 130 when interrupted.
@@ -21,6 +28,7 @@ options are wrong, 130 when interrupted.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import time
 from dataclasses import replace
@@ -32,7 +40,7 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from waraq.ladder import cluster, folder, head_to_head, ledger, live, sprt
+from waraq.ladder import cluster, folder, head_to_head, key_file, ledger, live, sprt
 from waraq.ladder.cli import describe
 from waraq.ladder.cluster import ClusterError
 from waraq.ladder.config import ConfigError, LadderConfig
@@ -45,6 +53,7 @@ from waraq.referee.cli.games import RULES_HELP, game_option
 from waraq.referee.games import registry
 from waraq.referee.games.options import RulesError
 from waraq.referee.launch.bots import BotSpec, SpecKind
+from waraq.referee.match import secret_deals
 from waraq.referee.records.record_file import RecordError
 
 RESUME = ": every board stored stays; run the same command again to go on"
@@ -70,7 +79,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--dir", "-C", type=Path, help="the run's folder (default: versus-A-B); again to resume")
     game_option(parser)
     parser.add_argument("--rules", default="classic", help=RULES_HELP)
-    parser.add_argument("--seed", type=int, help="picks the deals (default: a random one, kept in the folder)")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        help="picks the deals with the deal key: the same seed and key, the same boards (default: a random seed, "
+        "kept in the folder)",
+    )
+    parser.add_argument(
+        "--deal-key",
+        metavar="KEY",
+        help=f"the secret a new folder's decks and match ids are drawn under, to play another run's boards again "
+        f"(its folder's ladder.key; default: ${secret_deals.ENVIRONMENT}, else a fresh key). Bots must never learn "
+        "it, and every process can read a command line: prefer the variable",
+    )
     stop = parser.add_mutually_exclusive_group()
     stop.add_argument(
         "--sprt",
@@ -119,7 +140,9 @@ def _versus(args: argparse.Namespace, console: Console) -> int:
     bots = _bots(args.a, args.b, args.fill)
     where = args.dir or Path(f"versus-{bots[0][0]}-{bots[1][0]}")
     rules = registry.load_rules(args.game, args.rules)
-    _prepare(where, rules, args.seed, bots, args.concurrency)
+    deal_key = args.deal_key or os.environ.get(secret_deals.ENVIRONMENT) or None
+    os.environ.pop(secret_deals.ENVIRONMENT, None)  # launched bots inherit the environment: not this
+    _prepare(where, rules, args.seed, deal_key, bots, args.concurrency)
     with folder.open_ladder(where) as ladder:
         size = group_size(ladder.config.layout, True)
         cap = (args.boards or DEFAULT_BOARDS) * size
@@ -159,7 +182,9 @@ def _bots(a: str, b: str, fills: list[str]) -> list[tuple[str, str]]:
     return out
 
 
-def _prepare(where: Path, rules: Any, seed: int | None, bots: list[tuple[str, str]], concurrency: int) -> None:
+def _prepare(
+    where: Path, rules: Any, seed: int | None, deal_key: str | None, bots: list[tuple[str, str]], concurrency: int
+) -> None:
     """Make the run's folder, or check that the one there is this head-to-head (then it resumes)."""
     if (where / "ladder.toml").exists():
         with folder.open_ladder(where, readonly=True) as ladder:
@@ -169,12 +194,13 @@ def _prepare(where: Path, rules: Any, seed: int | None, bots: list[tuple[str, st
                     f"{where} holds another head to head ({' against '.join(n for n, _ in had[:2])}, "
                     f"{describe_rules(ladder.config)}): give another --dir, or the same bots and rules to resume it"
                 )
+            _check_resumed(ladder, seed, deal_key)
         return
     teams = rules.teams < rules.players
     sides = rules.teams
     if len(bots) < sides:
         bots = bots + [(f"fill-{i + 1}", "heuristic") for i in range(sides - len(bots))]
-    folder.init(where, rules, seed=seed, duplicate=True, partners="self" if teams else "mixed")
+    folder.init(where, rules, seed=seed, duplicate=True, partners="self" if teams else "mixed", deal_key=deal_key)
     with folder.open_ladder(where) as ladder:
         size = group_size(ladder.config.layout, True)
         # Small batches: the test looks at each batch's boundary, so a decision is not overshot by much.
@@ -182,6 +208,21 @@ def _prepare(where: Path, rules: Any, seed: int | None, bots: list[tuple[str, st
         ladder.config = replace(ladder.config, matchmaking=matchmaking)
         for name, spec in bots:
             folder.add(ladder, name, spec, check=False)
+
+
+def _check_resumed(ladder: folder.Ladder, seed: int | None, deal_key: str | None) -> None:
+    """A seed or key given again must be the folder's: its boards were dealt under them, and a run
+    resumed under others would not be the run it goes on."""
+    if seed is not None and seed != ladder.config.seed:
+        raise ConfigError(
+            f"--seed {seed}: {ladder.folder} plays seed {ladder.config.seed}; give that seed (or none) to resume it, "
+            "or another --dir"
+        )
+    if deal_key is not None and deal_key != key_file.read(ladder.folder):
+        raise ConfigError(
+            f"{ladder.folder} deals under another key than the one given ({key_file.KEY_FILE}): give its key "
+            f"(or none) to resume it, or another --dir"
+        )
 
 
 def describe_rules(config: LadderConfig) -> str:

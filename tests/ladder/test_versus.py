@@ -17,8 +17,14 @@ from waraq.referee.records.record_file import read_record
 PYTHON = sys.executable
 
 
-def versus(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
+KEY = "5e" * 32
+
+
+def versus(*args: str, key: str | None = None) -> subprocess.CompletedProcess[str]:
+    """``waraq versus`` in a subprocess; ``key`` is its deal key ($WARAQ_DEAL_KEY), else a fresh one."""
+    env = {k: v for k, v in os.environ.items() if k != "WARAQ_DEAL_KEY"} | {"COLUMNS": "200", "NO_COLOR": "1"}
+    if key is not None:
+        env["WARAQ_DEAL_KEY"] = key
     return subprocess.run(
         [PYTHON, "-m", "waraq.referee.cli.main", "versus", *args], capture_output=True, text=True, timeout=240, env=env
     )
@@ -63,10 +69,55 @@ def test_a_stronger_bot_is_accepted_as_stronger_and_every_board_is_recorded(tmp_
 
 def test_two_copies_of_one_bot_accept_the_null_hypothesis_and_exit_1(tmp_path, short_two):
     where = tmp_path / "r-r"
+    # An SPRT of α 0.1 accepts H1 between two copies in up to one run in ten: this is one run, pinned
+    # by its seed and deal key (the next test shows they pin it), so the test cannot be that run by luck.
     sprt = ("--sprt", "0", "100", "0.1", "0.1")
-    done = versus("random", "random", "--rules", str(short_two), "--dir", str(where), *sprt)
+    done = versus("random", "random", "--rules", str(short_two), "--dir", str(where), "--seed", "7", *sprt, key=KEY)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "H0 accepted (random − random-b = 0 Elo)" in done.stdout
+
+
+def played(folder: Path) -> list[tuple]:
+    """Each match's deal, seating, seed and result, and every event of its record but its clock times."""
+    out = []
+    for deal, position, seed, record, reason, winners in rows(
+        folder, "SELECT deal, position, seed, record, reason, winners FROM matches ORDER BY id"
+    ):
+        events = [
+            {k: v for k, v in e.items() if k not in ("started", "ms", "bot_ms")}
+            for e in read_record(folder / record).events
+        ]
+        out.append((deal, position, seed, reason, winners, events))
+    return out
+
+
+def test_the_same_seed_and_deal_key_play_the_same_boards_and_verdict_in_a_new_folder(tmp_path, short_two):
+    args = ("random", "random", "--rules", str(short_two), "--seed", "11", "--sprt", "0", "100", "0.1", "0.1")
+    first, again = (versus(*args, "--dir", str(tmp_path / name), key=KEY) for name in ("one", "two"))
+    assert first.returncode == again.returncode and first.returncode in (0, 1), first.stdout + first.stderr
+    verdict = [line for line in first.stdout.splitlines() if " accepted (" in line]
+    assert verdict and verdict == [line for line in again.stdout.splitlines() if " accepted (" in line]
+    boards = played(tmp_path / "one")
+    assert len(boards) >= 4 and boards == played(tmp_path / "two")
+    # The seed alone does not give the deals: a fresh key deals others (so no record predicts them).
+    other = versus(*args, "--boards", "2", "--dir", str(tmp_path / "fresh"))
+    decks = [[e for e in b[5] if e["type"] == "deal"] for b in played(tmp_path / "fresh")]
+    assert other.returncode in (0, 1, 2) and decks[0] and decks[0] != [e for e in boards[0][5] if e["type"] == "deal"]
+
+
+def test_a_folder_resumed_under_another_seed_or_key_is_refused_in_one_line(tmp_path, short_two):
+    where = tmp_path / "pinned"
+    args = ("random", "random", "--rules", str(short_two), "--dir", str(where), "--boards", "1")
+    assert versus(*args, "--seed", "3", key=KEY).returncode in (0, 1, 2)
+    for extra, key, message in (
+        (("--seed", "4"), KEY, f"--seed 4: {where} plays seed 3"),
+        (("--seed", "3"), "6f" * 32, f"{where} deals under another key than the one given"),
+    ):
+        refused = versus(*args, *extra, key=key)
+        assert refused.returncode == 2 and message in refused.stderr, refused.stderr
+        assert "Traceback" not in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
+    resumed = versus(*args, "--boards", "2", "--seed", "3", key=KEY)
+    assert resumed.returncode in (0, 1, 2) and len(rows(where, "SELECT id FROM matches")) == 4
 
 
 def test_a_run_that_reaches_its_cap_exits_2_and_the_same_command_goes_on_from_its_boards(tmp_path, short_two):
