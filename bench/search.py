@@ -1,7 +1,7 @@
 """The search bot's speed and a quick look at its strength, in-process.
 
     python bench/search.py speed [--players 4 3 2] [--matches 5]
-    python bench/search.py strength [--bot search] [--against heuristic greedy] [--boards 20] [--players 4]
+    python bench/search.py strength [--bot search] [--against heuristic greedy] [--boards 20] [--first 0] [--players 4]
                                     [--worlds N | --ms MS] [--jobs K]
 
 ``speed`` prints, per player count: the engine's ``clone`` per call on a state
@@ -219,7 +219,8 @@ def strength(args: argparse.Namespace) -> None:
             # Each board in a process of its own: the search's worlds come from its cost model, not
             # the clock, so its decisions are the same however many boards share the cores.
             with ProcessPoolExecutor(args.jobs) as pool:
-                boards = pool.map(play_board, repeat(players), range(args.boards), repeat(measured), repeat(other))
+                numbers = range(args.first, args.first + args.boards)
+                boards = pool.map(play_board, repeat(players), numbers, repeat(measured), repeat(other))
                 rooms = [room for board in boards for room in board]
             wins = sum(won for won, _ in rooms)
             low, high = clopper_pearson(wins, len(rooms))
@@ -227,8 +228,8 @@ def strength(args: argparse.Namespace) -> None:
             took = time.perf_counter() - start
             print(
                 f"{players} players, {name} v {other}: won {wins}/{len(rooms)} matches = "
-                f"{wins / len(rooms):.0%} (95 % {low:.0%}-{high:.0%}), {share:.0%} of the points; "
-                f"{args.boards} boards in {took:.0f} s"
+                f"{wins / len(rooms):.0%} (95 % {low:.1%}-{high:.1%}), {share:.0%} of the points; "
+                f"boards {args.first}-{args.first + args.boards - 1} in {took:.0f} s"
             )
 
 
@@ -244,6 +245,7 @@ def main() -> None:
     strong.add_argument("--players", type=int, nargs="+", default=[4], choices=(4, 3, 2))
     strong.add_argument("--against", nargs="+", default=["heuristic", "greedy"], choices=sorted(OPPONENTS))
     strong.add_argument("--boards", type=int, default=20)
+    strong.add_argument("--first", type=int, default=0, help="the first board's number: a long run in parts")
     strong.add_argument("--ms", type=float, default=100.0, help="search's budget a decision (default 100)")
     strong.add_argument("--worlds", type=int, help="a fixed number of worlds a decision instead of --ms")
     strong.add_argument("--jobs", type=int, default=1, help="boards played at once, each in its own process")
