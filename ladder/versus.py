@@ -28,7 +28,6 @@ options are wrong, 130 when interrupted.
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import time
 from dataclasses import replace
@@ -140,8 +139,7 @@ def _versus(args: argparse.Namespace, console: Console) -> int:
     bots = _bots(args.a, args.b, args.fill)
     where = args.dir or Path(f"versus-{bots[0][0]}-{bots[1][0]}")
     rules = registry.load_rules(args.game, args.rules)
-    deal_key = args.deal_key or os.environ.get(secret_deals.ENVIRONMENT) or None
-    os.environ.pop(secret_deals.ENVIRONMENT, None)  # launched bots inherit the environment: not this
+    deal_key = secret_deals.take_given_key(args.deal_key)
     _prepare(where, rules, args.seed, deal_key, bots, args.concurrency)
     with folder.open_ladder(where) as ladder:
         size = group_size(ladder.config.layout, True)
@@ -221,7 +219,7 @@ def _check_resumed(ladder: folder.Ladder, seed: int | None, deal_key: str | None
     if deal_key is not None and deal_key != key_file.read(ladder.folder):
         raise ConfigError(
             f"{ladder.folder} deals under another key than the one given ({key_file.KEY_FILE}): give its key "
-            f"(or none) to resume it, or another --dir"
+            "(or none) to resume it, or another --dir"
         )
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import os
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -156,8 +155,7 @@ def register(commands: Any) -> None:
 
 def play(args: argparse.Namespace, console: Console) -> int:
     rules = registry.load_rules(args.game, args.rules)
-    given = args.deal_key or os.environ.get(secret_deals.ENVIRONMENT, "")
-    os.environ.pop(secret_deals.ENVIRONMENT, None)  # launched bots inherit the environment: not this
+    given = secret_deals.take_given_key(args.deal_key) or ""
     key = given or secret_deals.new_key()
     specs = [BotSpec.parse(b) for b in args.bots]
     try:

@@ -26,10 +26,19 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 import secrets
 
 KEY_BYTES = 32  # 256 bits: beyond any search, and the size of the HMAC's hash
 ENVIRONMENT = "WARAQ_DEAL_KEY"  # where `waraq match` reads a key fixed to play earlier deals again
+
+
+def take_given_key(flag: str | None) -> str | None:
+    """The key a command was given to play earlier deals again: its ``--deal-key`` ``flag``, else
+    ``$WARAQ_DEAL_KEY``; None when neither. The variable is removed from this process's
+    environment either way, because launched bots inherit the environment and must not see it."""
+    from_environment = os.environ.pop(ENVIRONMENT, None)
+    return flag or from_environment or None
 
 
 def new_key() -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ import pytest
 from tests.support import TEST_BOTS
 from tests.support.deals import PYTHON, deck_dealt, first_deck, records_of, verified, waraq
 from waraq.referee.games import registry
+from waraq.referee.match import secret_deals
 from waraq.referee.match.runner import match_id
 
 SNOOPING = TEST_BOTS / "snooping.py"
@@ -108,3 +110,23 @@ def test_a_launched_bot_does_not_inherit_the_deal_key(runs):
     for name in runs:
         for events in records_of(runs[name][0]):
             assert events[0]["seats"][1]["bot"] == "snoop-saw-nothing", name
+
+
+@pytest.mark.parametrize(
+    ("flag", "variable", "taken"),
+    [
+        ("a" * 64, "b" * 64, "a" * 64),  # the flag wins over the variable
+        (None, "b" * 64, "b" * 64),
+        (None, "", None),
+        (None, None, None),
+    ],
+)
+def test_the_given_key_is_the_flag_else_the_variable_and_the_variable_is_taken_away(
+    monkeypatch: pytest.MonkeyPatch, flag: str | None, variable: str | None, taken: str | None
+) -> None:
+    if variable is None:
+        monkeypatch.delenv(secret_deals.ENVIRONMENT, raising=False)
+    else:
+        monkeypatch.setenv(secret_deals.ENVIRONMENT, variable)
+    assert secret_deals.take_given_key(flag) == taken
+    assert secret_deals.ENVIRONMENT not in os.environ  # a bot launched afterwards cannot inherit it
