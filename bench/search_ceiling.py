@@ -1,0 +1,200 @@
+"""What could the search bot gain, and from what? Determinized search with exact values, knowing more or less.
+
+    python bench/search_ceiling.py [--know none|partner|all] [--worlds 40] [--exact-from 32]
+                                   [--against heuristic] [--boards 30] [--first 0] [--jobs 2]
+
+Needs endplay's DDS (``pip install -e '.[analysis]'``; sample_bots/double_dummy.py).
+
+The player measured is the search bot with every card play of 4-player
+classic Hokm valued exactly: in each world (a deal of the unseen cards, as
+the search samples them) DDS solves the position after each legal card, so a
+world's value is what best play by all four seats makes of it, where the
+search bot plays the round out by a greedy policy. With ``--exact-from`` or
+fewer cards left a card's value is its tricks (a round won or lost, a kot,
+the match, the margin), above it only whether the side reaches 7 tricks
+(a yes-or-no solve, ten times cheaper with many cards left), ties broken by
+the heuristic's card. Every other decision is the search bot's.
+
+``--know`` prices information, by cheating, in this benchmark only:
+``partner`` deals each world the partner's true hand (and samples only the
+opponents'), ``all`` takes the true hands as the only world. Against
+``--know none`` (the search's own knowledge) they tell how much of what the
+search lacks is information, and whose.
+
+Duplicate boards as in bench/search.py's ``strength``, 4 players; decisions
+are not timed (a fixed number of worlds), so ``--jobs`` changes nothing but
+the time taken.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
+from itertools import repeat
+from typing import Any
+
+from search import OPPONENTS, RULES, clopper_pearson, sides
+
+from waraq.bots import double_dummy
+from waraq.bots.hokm_heuristic import HeuristicPlayer, Table
+from waraq.bots.hokm_search import SearchPlayer, distinct_actions, sample_hands
+from waraq.referee.games.dealers import SeatDealer
+from waraq.referee.games.hokm.engine import PLAY, HokmState, HokmView, new_match
+
+KNOWING = ("none", "partner", "all")
+TRICK_WEIGHT = 0.1  # a trick of margin, as the search bot counts it: a tie-breaker between lines
+
+
+class ExactSearch(SearchPlayer):
+    """The search bot with each world of a card play valued by DDS (module docstring)."""
+
+    def __init__(self, seed: str, worlds: int, know: str, exact_from: int) -> None:
+        super().__init__(seed, worlds=worlds)
+        self.know = know
+        self.exact_from = exact_from
+        self.truth: HokmState | None = None  # the match itself, set before each decision (--know)
+        self._tie_breaker = HeuristicPlayer(seed)
+
+    def _decide(self, view: HokmView, start: float) -> Any:
+        rules = view.rules
+        if view.kind != PLAY or rules.players != 4 or rules.void_rule != "free" or view.bam or len(view.legal) == 1:
+            return super()._decide(view, start)
+        rng = random.Random(self._decision_key(view))
+        actions, means = self._weigh(view, rng)
+        best = max(means)
+        top = [a for a, m in zip(actions, means, strict=True) if m >= best - 1e-9]
+        if len(top) == 1:
+            return top[0]
+        preferred = self._tie_breaker(view)  # or the lowest card of its run, which distinct_actions kept
+        of_its_run = max((a for a in actions if a // 13 == preferred // 13 and a <= preferred), default=None)
+        return of_its_run if of_its_run in top else top[0]
+
+    def _weigh(self, view: HokmView, rng: random.Random) -> tuple[tuple[int, ...], list[float]]:
+        table = Table.of(view)
+        actions = distinct_actions(view, table.unseen)
+        team = view.seat % 2
+        ours = view.tricks_won[team] + view.tricks_won[team + 2]
+        theirs = sum(view.tricks_won) - ours
+        left = (sum(view.hand_sizes) + len(view.trick)) // 4  # tricks, the current one's included
+        leader = view.trick[0][0] if view.trick else (view.tricks[-1].winner if view.tricks else view.hakem)
+        trick = [c for _, c in view.trick]
+        exact = sum(view.hand_sizes) <= self.exact_from
+        need = 7 - ours
+
+        def value(tricks: int) -> float:  # the round's worth to us when our side takes ``tricks`` of those left
+            mine, others = ours + tricks, theirs + left - tricks
+            return _round_worth(view, mine, others) + TRICK_WEIGHT * (mine - others) / 13
+
+        totals = [0.0] * len(actions)
+        worlds = 1 if self.know == "all" else self.worlds
+        for _ in range(worlds):
+            hands = self._world(view, table, rng)
+            if exact:
+                tricks = double_dummy.tricks_by_card(view.trump, leader, trick, hands)
+                for i, action in enumerate(actions):
+                    totals[i] += value(tricks[action])
+            else:
+                winning = double_dummy.reaching(view.trump, leader, trick, hands, need)
+                for i, action in enumerate(actions):
+                    totals[i] += value(need if action in winning else need - 1)
+        return actions, [t / worlds for t in totals]
+
+    def _world(self, view: HokmView, table: Table, rng: random.Random) -> list[list[int]]:
+        if self.know == "none":
+            return sample_hands(view, table, rng)
+        assert self.truth is not None, "--know needs the harness to set the match's state"
+        if self.know == "all":
+            return [list(h) for h in self.truth.hands]
+        partner = (view.seat + 2) % 4
+        known = list(self.truth.hands[partner])
+        sizes = tuple(0 if s == partner else n for s, n in enumerate(view.hand_sizes))
+        hands = sample_hands(view._replace(hand_sizes=sizes), replace(table, unseen=table.unseen - set(known)), rng)
+        hands[partner] = known
+        return hands
+
+
+def _round_worth(view: HokmView, mine: int, others: int) -> float:
+    """Our points less theirs for a round that ends ``mine`` to ``others`` in tricks, with the
+    match's target when it ends the match, as the search bot's round_value counts it. A kot is
+    read from the whole round's tricks: a lower bound (module docstring of double_dummy)."""
+    rules, team = view.rules, view.seat % 2
+    hakem_side = view.hakem % 2
+    won = mine >= 7
+    winners = team if won else 1 - team
+    kot = (others if won else mine) == 0
+    points = (rules.kot_points if winners == hakem_side else rules.hakem_kot_points) if kot else 1
+    ends = view.scores[winners] + points >= rules.target_score
+    worth = points + (rules.target_score if ends else 0)
+    return worth if won else -worth
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A picklable maker of the measured seats, so boards can play in other processes."""
+
+    worlds: int
+    know: str
+    exact_from: int
+
+    def __call__(self, seed: str) -> ExactSearch:
+        return ExactSearch(seed, self.worlds, self.know, self.exact_from)
+
+
+def play_board(board: int, measured: Measured, other: str) -> list[tuple[bool, float]]:
+    """Both rooms of one board: whether the measured side won, and its share of the points."""
+    rules = RULES[4]
+    rooms = []
+    for room, ours in enumerate(sides(4)):
+        seats = [
+            measured(f"b{board}/r{room}/{s}") if s in ours else OPPONENTS[other](f"b{board}/r{room}/{s}")
+            for s in range(4)
+        ]
+        state = new_match(rules, f"board/{board}", SeatDealer(f"board/{board}"))
+        while state.result is None:
+            seat = state.to_act
+            assert seat is not None
+            player = seats[seat]
+            if isinstance(player, ExactSearch):
+                player.truth = state
+            state.apply(player(state.view(seat)))
+        scores = state.result.score
+        rooms.append((bool(ours & set(state.result.winners)), scores[min(ours) % 2] / max(sum(scores), 1)))
+    return rooms
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--know", choices=KNOWING, default="none", help="the hands it is given (default: none)")
+    parser.add_argument("--worlds", type=int, default=40, help="worlds a card play (default 40; 1 with --know all)")
+    parser.add_argument("--exact-from", type=int, default=32, help="cards left from which tricks are counted")
+    parser.add_argument("--against", default="heuristic", choices=sorted(OPPONENTS))
+    parser.add_argument("--boards", type=int, default=30)
+    parser.add_argument("--first", type=int, default=0)
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    if not double_dummy.available():
+        raise SystemExit("bench/search_ceiling.py needs endplay's DDS: pip install -e '.[analysis]'")
+    measured = Measured(args.worlds, args.know, args.exact_from)
+    start = time.perf_counter()
+    with ProcessPoolExecutor(args.jobs) as pool:
+        numbers = range(args.first, args.first + args.boards)
+        rooms = [
+            room for board in pool.map(play_board, numbers, repeat(measured), repeat(args.against)) for room in board
+        ]
+    wins = sum(won for won, _ in rooms)
+    low, high = clopper_pearson(wins, len(rooms))
+    worlds = "the true hands" if args.know == "all" else f"{args.worlds} worlds, knowing {args.know}"
+    print(
+        f"exact search ({worlds}, tricks from {args.exact_from} cards) v {args.against}: won {wins}/{len(rooms)} "
+        f"matches = {wins / len(rooms):.0%} (95 % {low:.1%}-{high:.1%}), "
+        f"{statistics.mean(s for _, s in rooms):.1%} of the points; boards {args.first}-{args.first + args.boards - 1} "
+        f"in {time.perf_counter() - start:.0f} s"
+    )
+
+
+if __name__ == "__main__":
+    main()
