@@ -41,12 +41,11 @@ from search import OPPONENTS, RULES, clopper_pearson, sides
 
 from waraq.bots import double_dummy
 from waraq.bots.hokm_heuristic import HeuristicPlayer, Table
-from waraq.bots.hokm_search import SearchPlayer, distinct_actions, sample_hands
+from waraq.bots.hokm_search import TRICK_WEIGHT, SearchPlayer, distinct_actions, sample_hands
 from waraq.referee.games.dealers import SeatDealer
 from waraq.referee.games.hokm.engine import PLAY, HokmState, HokmView, new_match
 
 KNOWING = ("none", "partner", "all")
-TRICK_WEIGHT = 0.1  # a trick of margin, as the search bot counts it: a tie-breaker between lines
 
 
 class ExactSearch(SearchPlayer):
