@@ -43,7 +43,7 @@ from waraq.bots import double_dummy
 from waraq.bots.hokm_heuristic import HeuristicPlayer, Table
 from waraq.bots.hokm_search import TRICK_WEIGHT, SearchPlayer, distinct_actions, sample_hands
 from waraq.referee.games.dealers import SeatDealer
-from waraq.referee.games.hokm.engine import PLAY, HokmState, HokmView, new_match
+from waraq.referee.games.hokm.engine import PLAY, HokmState, HokmView, new_match, round_points
 
 KNOWING = ("none", "partner", "all")
 
@@ -125,7 +125,7 @@ def _round_worth(view: HokmView, mine: int, others: int) -> float:
     won = mine >= 7
     winners = team if won else 1 - team
     kot = (others if won else mine) == 0
-    points = (rules.kot_points if winners == hakem_side else rules.hakem_kot_points) if kot else 1
+    points, _ = round_points(rules, kot=kot, hakem_side=winners == hakem_side)
     ends = view.scores[winners] + points >= rules.target_score
     worth = points + (rules.target_score if ends else 0)
     return worth if won else -worth

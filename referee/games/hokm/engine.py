@@ -230,6 +230,18 @@ def winning_index(trick: Sequence[int], trump: int | None) -> int:
     return best
 
 
+def round_points(rules: HokmRules, *, kot: bool, hakem_side: bool) -> tuple[int, str | None]:
+    """What a round's winners score, and the name a kot goes by in the ``round_end`` event:
+    1 point; for a kot, ``kot_points`` when the winners are the hakem's side, else
+    ``hakem_kot_points`` (docs/rules.md, scoring). Pure, so a bot valuing a round's end
+    reads the same rule the referee scores by."""
+    if not kot:
+        return 1, None
+    if hakem_side:
+        return rules.kot_points, "kot"
+    return rules.hakem_kot_points, "hakem_kot"
+
+
 DEAL = "deal"  # the tag of a logged deal: (DEAL, round, hakem, deck)
 
 
@@ -647,12 +659,7 @@ class HokmState(LoggedState):
             kot = self.players == 3 or all(
                 t == 0 for i, t in enumerate(self.team_tricks) if i != team
             )
-        if not kot:
-            points, kot_name = 1, None
-        elif team == hakem_team:
-            points, kot_name = rules.kot_points, "kot"
-        else:
-            points, kot_name = rules.hakem_kot_points, "hakem_kot"
+        points, kot_name = round_points(rules, kot=kot, hakem_side=team == hakem_team)
         gained = [0] * self.teams
         gained[team] = points
         self.scores[team] += points

@@ -110,6 +110,19 @@ def test_custom_kot_points(trump, points):
     assert last_round_end(state)["points"] == points
 
 
+@pytest.mark.parametrize(
+    "kot, hakem_side, scored",
+    [
+        (False, True, (1, None)),
+        (False, False, (1, None)),
+        (True, True, (4, "kot")),
+        (True, False, (6, "hakem_kot")),
+    ],
+)
+def test_round_points_is_the_scoring_rule_bots_read(kot, hakem_side, scored):
+    assert hokm.round_points(rules(kot_points=4, hakem_kot_points=6), kot=kot, hakem_side=hakem_side) == scored
+
+
 # -- 3 players ----------------------------------------------------------------
 
 # Hakem 0, trump diamonds (2D is out). Each seat owns a suit and holds four diamonds.
