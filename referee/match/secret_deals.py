@@ -30,7 +30,7 @@ import os
 import secrets
 
 KEY_BYTES = 32  # 256 bits: beyond any search, and the size of the HMAC's hash
-ENVIRONMENT = "WARAQ_DEAL_KEY"  # where `waraq match` reads a key fixed to play earlier deals again
+ENVIRONMENT = "WARAQ_DEAL_KEY"  # where `waraq match` and `waraq versus` read a key fixed to play earlier deals again
 
 
 def take_given_key(flag: str | None) -> str | None:
