@@ -1,7 +1,7 @@
 """What could the search bot gain, and from what? Determinized search with exact values, knowing more or less.
 
-    python bench/search_ceiling.py [--know none|partner|all] [--worlds 40] [--exact-from 32]
-                                   [--against heuristic] [--boards 30] [--first 0] [--jobs 2]
+    python bench/search_ceiling.py [--know none|partner|all] [--know-cards 0 52] [--worlds 40]
+                                   [--exact-from 32] [--against heuristic] [--boards 30] [--first 0] [--jobs 2]
 
 Needs endplay's DDS (``pip install -e '.[analysis]'``; sample_bots/double_dummy.py).
 
@@ -19,7 +19,9 @@ the heuristic's card. Every other decision is the search bot's.
 ``partner`` deals each world the partner's true hand (and samples only the
 opponents'), ``all`` takes the true hands as the only world. Against
 ``--know none`` (the search's own knowledge) they tell how much of what the
-search lacks is information, and whose.
+search lacks is information, and whose. ``--know-cards LO HI`` gives it only to
+the card plays made with LO to HI cards left in all hands (``40 52``: the first
+three tricks), and so tells when the information is worth having.
 
 Duplicate boards as in bench/search.py's ``strength``, 4 players; decisions
 are not timed (a fixed number of worlds), so ``--jobs`` changes nothing but
@@ -51,9 +53,12 @@ KNOWING = ("none", "partner", "all")
 class ExactSearch(SearchPlayer):
     """The search bot with each world of a card play valued by DDS (module docstring)."""
 
-    def __init__(self, seed: str, worlds: int, know: str, exact_from: int) -> None:
+    def __init__(
+        self, seed: str, worlds: int, know: str, exact_from: int, know_cards: tuple[int, int] = (0, 52)
+    ) -> None:
         super().__init__(seed, worlds=worlds)
         self.know = know
+        self.know_cards = know_cards
         self.exact_from = exact_from
         self.truth: HokmState | None = None  # the match itself, set before each decision (--know)
         self._tie_breaker = HeuristicPlayer(seed)
@@ -82,6 +87,7 @@ class ExactSearch(SearchPlayer):
         leader = view.trick[0][0] if view.trick else (view.tricks[-1].winner if view.tricks else view.hakem)
         trick = [c for _, c in view.trick]
         exact = sum(view.hand_sizes) <= self.exact_from
+        know = self._knowing(view)
         need = 7 - ours
 
         def value(tricks: int) -> float:  # the round's worth to us when our side takes ``tricks`` of those left
@@ -89,9 +95,9 @@ class ExactSearch(SearchPlayer):
             return _round_worth(view, mine, others) + TRICK_WEIGHT * (mine - others) / 13
 
         totals = [0.0] * len(actions)
-        worlds = 1 if self.know == "all" else self.worlds
+        worlds = 1 if know == "all" else self.worlds
         for _ in range(worlds):
-            hands = self._world(view, table, rng)
+            hands = self._world(view, table, rng, know)
             if exact:
                 tricks = double_dummy.tricks_by_card(view.trump, leader, trick, hands)
                 for i, action in enumerate(actions):
@@ -102,11 +108,16 @@ class ExactSearch(SearchPlayer):
                     totals[i] += value(need if action in winning else need - 1)
         return actions, [t / worlds for t in totals]
 
-    def _world(self, view: HokmView, table: Table, rng: random.Random) -> list[list[int]]:
-        if self.know == "none":
+    def _knowing(self, view: HokmView) -> str:
+        """What this card play is given: ``know``, or nothing outside ``know_cards``."""
+        low, high = self.know_cards
+        return self.know if low <= sum(view.hand_sizes) <= high else "none"
+
+    def _world(self, view: HokmView, table: Table, rng: random.Random, know: str) -> list[list[int]]:
+        if know == "none":
             return sample_hands(view, table, rng)
         assert self.truth is not None, "--know needs the harness to set the match's state"
-        if self.know == "all":
+        if know == "all":
             return [list(h) for h in self.truth.hands]
         partner = (view.seat + 2) % 4
         known = list(self.truth.hands[partner])
@@ -138,9 +149,10 @@ class Measured:
     worlds: int
     know: str
     exact_from: int
+    know_cards: tuple[int, int]
 
     def __call__(self, seed: str) -> ExactSearch:
-        return ExactSearch(seed, self.worlds, self.know, self.exact_from)
+        return ExactSearch(seed, self.worlds, self.know, self.exact_from, self.know_cards)
 
 
 def play_board(board: int, measured: Measured, other: str) -> list[tuple[bool, float]]:
@@ -168,6 +180,14 @@ def play_board(board: int, measured: Measured, other: str) -> list[tuple[bool, f
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--know", choices=KNOWING, default="none", help="the hands it is given (default: none)")
+    parser.add_argument(
+        "--know-cards",
+        type=int,
+        nargs=2,
+        default=(0, 52),
+        metavar=("LO", "HI"),
+        help="give --know only to card plays with LO to HI cards left (default: 0 52, every one)",
+    )
     parser.add_argument("--worlds", type=int, default=40, help="worlds a card play (default 40; 1 with --know all)")
     parser.add_argument("--exact-from", type=int, default=32, help="cards left from which tricks are counted")
     parser.add_argument("--against", default="heuristic", choices=sorted(OPPONENTS))
@@ -177,7 +197,7 @@ def main() -> None:
     args = parser.parse_args()
     if not double_dummy.available():
         raise SystemExit("bench/search_ceiling.py needs endplay's DDS: pip install -e '.[analysis]'")
-    measured = Measured(args.worlds, args.know, args.exact_from)
+    measured = Measured(args.worlds, args.know, args.exact_from, tuple(args.know_cards))
     start = time.perf_counter()
     with ProcessPoolExecutor(args.jobs) as pool:
         numbers = range(args.first, args.first + args.boards)
@@ -187,6 +207,8 @@ def main() -> None:
     wins = sum(won for won, _ in rooms)
     low, high = clopper_pearson(wins, len(rooms))
     worlds = "the true hands" if args.know == "all" else f"{args.worlds} worlds, knowing {args.know}"
+    if args.know != "none" and tuple(args.know_cards) != (0, 52):
+        worlds += " at {} to {} cards left".format(*args.know_cards)
     print(
         f"exact search ({worlds}, tricks from {args.exact_from} cards) v {args.against}: won {wins}/{len(rooms)} "
         f"matches = {wins / len(rooms):.0%} (95 % {low:.1%}-{high:.1%}), "
