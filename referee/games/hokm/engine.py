@@ -233,7 +233,7 @@ def winning_index(trick: Sequence[int], trump: int | None) -> int:
 def round_points(rules: HokmRules, *, kot: bool, hakem_side: bool) -> tuple[int, str | None]:
     """What a round's winners score, and the name a kot goes by in the ``round_end`` event:
     1 point; for a kot, ``kot_points`` when the winners are the hakem's side, else
-    ``hakem_kot_points`` (docs/rules.md, scoring). Pure, so a bot valuing a round's end
+    ``hakem_kot_points`` (docs/rules.md, 4 players, step 7). Pure, so a bot valuing a round's end
     reads the same rule the referee scores by."""
     if not kot:
         return 1, None
