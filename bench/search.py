@@ -160,8 +160,15 @@ def sides(players: int) -> list[set[int]]:
     return [{s} for s in range(players)]
 
 
-def play_board(players: int, board: int, make_search: Callable[[str], Any], other: str) -> list[tuple[bool, float]]:
-    """Each room of one board: whether search won, and its share of the round points."""
+def play_board(
+    players: int,
+    board: int,
+    make_search: Callable[[str], Any],
+    other: str,
+    before_each: Callable[[Any, Any], None] | None = None,
+) -> list[tuple[bool, float]]:
+    """Each room of one board: whether search won, and its share of the round points.
+    ``before_each``: as play_match's (bench/search_ceiling.py shows its seats the match)."""
     rules = RULES[players]
     rooms = []
     for room, ours in enumerate(sides(players)):
@@ -169,7 +176,7 @@ def play_board(players: int, board: int, make_search: Callable[[str], Any], othe
             make_search(f"b{board}/r{room}/{s}") if s in ours else OPPONENTS[other](f"b{board}/r{room}/{s}")
             for s in range(players)
         ]
-        state = play_match(rules, f"board/{board}", seats, SeatDealer(f"board/{board}"))
+        state = play_match(rules, f"board/{board}", seats, SeatDealer(f"board/{board}"), before_each)
         assert state.result is not None
         scores = state.result.score
         mine = scores[min(ours) % rules.teams]  # its team's or its own

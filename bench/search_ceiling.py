@@ -39,13 +39,20 @@ from dataclasses import dataclass, replace
 from itertools import repeat
 from typing import Any
 
-from search import OPPONENTS, RULES, clopper_pearson, sides
+from search import OPPONENTS, clopper_pearson
+from search import play_board as search_board
 
 from waraq.bots import double_dummy
 from waraq.bots.hokm_heuristic import HeuristicPlayer, Table
-from waraq.bots.hokm_search import TRICK_WEIGHT, SearchPlayer, distinct_actions, sample_hands
-from waraq.referee.games.dealers import SeatDealer
-from waraq.referee.games.hokm.engine import PLAY, HokmState, HokmView, new_match, round_points
+from waraq.bots.hokm_search import (
+    TRICK_WEIGHT,
+    SearchPlayer,
+    distinct_actions,
+    leader_of,
+    match_worth,
+    sample_hands,
+)
+from waraq.referee.games.hokm.engine import PLAY, HokmState, HokmView, round_points
 
 KNOWING = ("none", "partner", "all")
 
@@ -84,7 +91,7 @@ class ExactSearch(SearchPlayer):
         ours = view.tricks_won[team] + view.tricks_won[team + 2]
         theirs = sum(view.tricks_won) - ours
         left = (sum(view.hand_sizes) + len(view.trick)) // 4  # tricks, the current one's included
-        leader = view.trick[0][0] if view.trick else (view.tricks[-1].winner if view.tricks else view.hakem)
+        leader = leader_of(view)
         trick = [c for _, c in view.trick]
         exact = sum(view.hand_sizes) <= self.exact_from
         know = self._knowing(view)
@@ -138,7 +145,7 @@ def _round_worth(view: HokmView, mine: int, others: int) -> float:
     kot = (others if won else mine) == 0
     points, _ = round_points(rules, kot=kot, hakem_side=winners == hakem_side)
     ends = view.scores[winners] + points >= rules.target_score
-    worth = points + (rules.target_score if ends else 0)
+    worth = points + (match_worth(rules) if ends else 0)
     return worth if won else -worth
 
 
@@ -156,25 +163,13 @@ class Measured:
 
 
 def play_board(board: int, measured: Measured, other: str) -> list[tuple[bool, float]]:
-    """Both rooms of one board: whether the measured side won, and its share of the points."""
-    rules = RULES[4]
-    rooms = []
-    for room, ours in enumerate(sides(4)):
-        seats = [
-            measured(f"b{board}/r{room}/{s}") if s in ours else OPPONENTS[other](f"b{board}/r{room}/{s}")
-            for s in range(4)
-        ]
-        state = new_match(rules, f"board/{board}", SeatDealer(f"board/{board}"))
-        while state.result is None:
-            seat = state.to_act
-            assert seat is not None
-            player = seats[seat]
-            if isinstance(player, ExactSearch):
-                player.truth = state
-            state.apply(player(state.view(seat)))
-        scores = state.result.score
-        rooms.append((bool(ours & set(state.result.winners)), scores[min(ours) % 2] / max(sum(scores), 1)))
-    return rooms
+    """Both rooms of one board, as bench/search.py plays them, each measured seat shown the match."""
+    return search_board(4, board, measured, other, before_each=_show_the_match)
+
+
+def _show_the_match(state: HokmState, player: Any) -> None:
+    if isinstance(player, ExactSearch):
+        player.truth = state
 
 
 def main() -> None:

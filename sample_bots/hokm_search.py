@@ -60,6 +60,7 @@ from waraq.bots.hokm_heuristic import HeuristicPlayer, Table
 from waraq.referee.games.cards import CARD_NAMES
 from waraq.referee.games.dealers import SeededDealer
 from waraq.referee.games.hokm.engine import BAM, DRAW, PLAY, HokmKind, HokmState, HokmView, winning_index
+from waraq.referee.games.hokm.rules import HokmRules
 
 DEFAULT_MS = 100.0
 # Kept off the request's deadline for the reply's way back and the referee's clock.
@@ -210,10 +211,7 @@ def world_template(view: HokmView) -> HokmState:
     state.scores = list(view.scores)
     assert view.kind is not None
     state.kind, state.to_act = HokmKind(view.kind), view.to_act
-    if view.trick:
-        state.leader = view.trick[0][0]
-    else:
-        state.leader = view.tricks[-1].winner if view.tricks else view.hakem
+    state.leader = leader_of(view)
     state.trick = [c for _, c in view.trick]
     state.history = list(view.tricks)
     state.tricks_won = list(view.tricks_won)
@@ -232,6 +230,14 @@ def world_template(view: HokmView) -> HokmState:
     return state
 
 
+def leader_of(view: HokmView) -> int:
+    """The seat that leads the trick being played: its first card's, else the last trick's
+    winner, else (the round's first trick) the hakem."""
+    if view.trick:
+        return view.trick[0][0]
+    return view.tricks[-1].winner if view.tricks else view.hakem
+
+
 def deal_world(template: HokmState, hands: list[list[int]]) -> HokmState:
     world = template.clone()
     world.hands = hands
@@ -244,9 +250,7 @@ def deal_world(template: HokmState, hands: list[list[int]]) -> HokmState:
 def round_value(state: HokmState, before: Sequence[int], team: int) -> float:
     """The round's points for ``team`` less the most any other side gained (the round is over).
 
-    A round that ends the match adds ``target_score`` for the winners, taken from the losers:
-    a match won is worth as many points as it is played to. So a bam that wins the game at
-    once outweighs the kot it risks (2 points against 1 and the match).
+    A round that ends the match adds :func:`match_worth` for the winners, taken from the losers.
     """
     gained = [after - was for after, was in zip(state.scores, before, strict=True)]
     value: float = gained[team] - max(g for t, g in enumerate(gained) if t != team)
@@ -255,8 +259,15 @@ def round_value(state: HokmState, before: Sequence[int], team: int) -> float:
     result = state.result
     if result is not None and result.winners:
         won = any(seat % state.teams == team for seat in result.winners)
-        value += state.rules.target_score if won else -state.rules.target_score
+        value += match_worth(state.rules) if won else -match_worth(state.rules)
     return value
+
+
+def match_worth(rules: HokmRules) -> int:
+    """What a round that ends the match adds to its value for the winners: a match won is worth
+    as many points as it is played to. So a bam that wins the game at once outweighs the kot it
+    risks (2 points against 1 and the match)."""
+    return rules.target_score
 
 
 def _round_tricks(state: HokmState, sides: int) -> list[int]:
@@ -544,7 +555,6 @@ def search(view: HokmView, rng: random.Random, budget: Budget, stop_at: float) -
     means = tuple(sum(v) / len(v) for v in values)
     kept = tuple(i in live for i in range(len(actions)))
     return Weighed(actions, means, tuple(map(len, values)), kept, done, exact, clocked, spent)
-
 
 
 def race(values: list[list[float]], live: list[int]) -> list[int]:

@@ -17,15 +17,27 @@ from waraq.referee.games.registry import engine, game_of_rules
 Player = Callable[[Any], Any]  # a seat's view -> one of its legal actions
 
 
-def play_match(rules: Any, seed: int | str, players: Sequence[Player], dealer: Any = None) -> Any:
+def play_match(
+    rules: Any,
+    seed: int | str,
+    players: Sequence[Player],
+    dealer: Any = None,
+    before_each: Callable[[Any, Player], None] | None = None,
+) -> Any:
     """Play a match to its end; the returned state holds the result and the events.
 
-    ``dealer``: the decks to deal instead of the seed's (the game's dealer, duck-typed)."""
+    ``dealer``: the decks to deal instead of the seed's (the game's dealer, duck-typed).
+    ``before_each(state, player)``: called before each decision with the whole state and the
+    player about to decide, for benchmarks that measure what knowing more would be worth; a
+    player never sees more than its view unless such a hook hands it more."""
     if len(players) != rules.players:
         raise ValueError(f"{rules.players} players needed, {len(players)} given")
     state = engine(game_of_rules(rules)).new_match(rules, seed, dealer)
     while state.result is None:
         seat = state.to_act
         assert seat is not None  # a match not over has a decision pending
-        state.apply(players[seat](state.view(seat)))
+        player = players[seat]
+        if before_each is not None:
+            before_each(state, player)
+        state.apply(player(state.view(seat)))
     return state
