@@ -84,26 +84,40 @@ class Isolation(StrEnum):
 
 @dataclass(frozen=True)
 class Limits:
-    """Per launched bot process (its whole run, not one match).
+    """Per launched bot (all its processes together, where the machine has cgroups; else per process).
 
     The defaults leave an honest bot far from every limit: the sample bots use
-    some 60 MiB and a handful of processes; a bot's thinking time is the time
-    control's to bound, so the CPU limit only stops a process left spinning for
-    hours (a ladder bot lives for the whole run).
+    some 60 MiB, a handful of processes and one core; a bot's thinking time is
+    the time control's to bound, so the CPU-seconds limit only stops a process
+    left spinning for hours (a ladder bot lives for the whole run).
     """
 
     memory_mb: int = 2048
     cpu_seconds: int = 36_000
     processes: int = 64
-    file_mb: int = 64  # any one file it writes, scratch included
+    file_mb: int = 64  # any one file it writes, scratch and its log included
     scratch_mb: int = 256  # its private /tmp, which counts against its memory too
     open_files: int = 1024
+    cpus: int = 1  # cores' worth of CPU time its processes may take together at any moment
 
     def __post_init__(self) -> None:
-        for name in ("memory_mb", "cpu_seconds", "processes", "file_mb", "scratch_mb", "open_files"):
+        for name, (low, high) in LIMIT_RANGES.items():
             value = getattr(self, name)
-            if type(value) is not int or value < 1:
-                raise ValueError(f"sandbox limit {name} = {value!r}: expected a whole number >= 1")
+            if type(value) is not int or not low <= value <= high:
+                raise ValueError(f"sandbox limit {name} = {value!r}: expected a whole number from {low} to {high:,}")
+
+
+# What each limit may be. The highs keep every value a number the kernel takes as a limit:
+# past them an rlimit or a cgroup knob overflows into "no limit" (10^20 MiB did).
+LIMIT_RANGES: dict[str, tuple[int, int]] = {
+    "memory_mb": (16, 1 << 20),  # 1 TiB
+    "cpu_seconds": (1, 31 * 24 * 3600),  # a month of one core
+    "processes": (4, 4096),  # the bot, its interpreter's threads, socat
+    "file_mb": (1, 1 << 20),
+    "scratch_mb": (1, 1 << 20),
+    "open_files": (16, 1 << 20),  # the kernel's default nr_open
+    "cpus": (1, 1024),
+}
 
 
 @dataclass(frozen=True)
