@@ -47,7 +47,7 @@ async def start_once(spec: str, mode: sandbox.Isolation) -> float:
 def bare(mode: sandbox.Isolation) -> float:
     launch = sandbox.confine(["true"], cwd=str(REPO), config=sandbox.Config(mode=mode))
     begun = time.perf_counter()
-    subprocess.run(launch.argv, env=launch.env, check=True)
+    subprocess.run(launch.argv, env=launch.env, check=True, pass_fds=launch.pass_fds)
     took = time.perf_counter() - begun
     launch.cleanup()
     return took * 1000

@@ -69,10 +69,17 @@ def doctor(console: Console) -> int:
         user = "a fresh unprivileged uid per bot (the referee runs as root)"
     else:
         user = "the referee's uid inside a user namespace"
-    if support.cgroup_dir:
-        memory = f"{support.memory} ({support.cgroup_dir}): a bot over it is killed, and its fault says so"
+    cgroups = support.cgroups
+    where = {c: cgroups.describe(c) if cgroups else None for c in sandbox.Controller}
+    memory = where[sandbox.Controller.MEMORY]
+    if memory:
+        memory += ": a bot over it is killed, and its fault says so"
     else:
         memory = "RLIMIT_DATA: allocations past it fail inside the bot (no cgroup this process may write)"
+    cpu = where[sandbox.Controller.CPU]
+    cpu = f"{cpu}: a bot's processes together" if cpu else "NONE: a bot may take every core (no cpu cgroup)"
+    processes = where[sandbox.Controller.PIDS]
+    processes = f"{processes}: a bot's together" if processes else "RLIMIT_NPROC: counted per uid"
     if support.socat:
         by_port = f"reached through socat ({support.socat})"
     else:
@@ -83,7 +90,10 @@ def doctor(console: Console) -> int:
         *([("trial bot", _trial())] if support.usable else []),
         ("bot user", user),
         ("memory limit", memory),
-        ("CPU, processes, file size", "rlimits set inside the sandbox"),
+        ("CPU share", cpu),
+        ("processes limit", processes),
+        ("CPU seconds, file size", "rlimits set inside the sandbox"),
+        ("covert channels", "closed: seccomp filter (locks, inotify, sysinfo), /proc's counters frozen"),
         ("{port} bots", by_port),
         (
             "--sandbox auto",
@@ -100,7 +110,9 @@ def _trial() -> str:
     """What a shell in a real sandbox sees: its uid, the processes, the network interfaces."""
     launch = sandbox.confine(["/bin/sh", "-c", TRIAL], cwd="/", config=sandbox.Config(mode=sandbox.Isolation.ON))
     try:
-        seen = subprocess.run(launch.argv, env=launch.env, capture_output=True, text=True, timeout=30)
+        seen = subprocess.run(
+            launch.argv, env=launch.env, capture_output=True, text=True, timeout=30, pass_fds=launch.pass_fds
+        )
     finally:
         launch.cleanup()
     lines = seen.stdout.split("\n")

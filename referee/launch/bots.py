@@ -30,6 +30,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from waraq.referee.launch import built_in, sandbox
+from waraq.referee.launch.bot_socket import BotSocketError
 from waraq.referee.match import hello
 from waraq.referee.match.faults import Fault, FaultCode
 from waraq.referee.match.seats import Answer, Question, RemoteSeat, open_channel
@@ -168,6 +169,7 @@ class Endpoint:
         command = self.spec.command()
         if command is not None:
             await self._launch(command)
+            await self._reach()
         self._channel = open_channel(self.address)
         await self._wait_healthy()
         ask = self._channel.unary_unary(
@@ -205,6 +207,7 @@ class Endpoint:
                 stderr=log,
                 start_new_session=True,
                 env=launch.env,
+                pass_fds=launch.pass_fds,
                 cwd=None if launch.confined else launch.cwd,  # a sandbox changes folder itself
             )
         except OSError as error:
@@ -212,8 +215,26 @@ class Endpoint:
             raise Fault(FaultCode.COULD_NOT_LAUNCH, f"could not start {command!r}: {error.strerror or error}") from None
         finally:
             log.close()
+        launch.spawned()
         self.pid = self.process.pid
         self.address = launch.address
+
+    async def _reach(self) -> None:
+        """Wait for a launched bot's socket, and dial it the one way the bot cannot redirect
+        (:meth:`sandbox.Launch.reach`); a bot that puts anything else at its socket's path faults."""
+        launch, process = self.launch, self.process
+        assert launch is not None and process is not None  # only ever called after _launch
+        while True:
+            try:
+                address = launch.reach(process.pid)
+            except BotSocketError as error:
+                raise Fault(FaultCode.BAD_SOCKET, f"{self.spec}: {error}") from None
+            if address is not None:
+                self.address = address
+                return
+            if process.returncode is not None:
+                return  # _wait_healthy says how it ended
+            await asyncio.sleep(0.02)
 
     async def _ended_by_limit(self) -> str | None:
         """Once the launched bot has ended (a broken stream comes first), the limit that ended it."""

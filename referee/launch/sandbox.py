@@ -1,29 +1,40 @@
 """Confinement for launched bots: what a bot process may see, touch and use.
 
-A launched bot is a stranger's program. Under :func:`confine` it runs inside
-bubblewrap (``bwrap``, Debian's ``bubblewrap``) with:
+A launched bot is a stranger's program, and its partner at the table may be
+another stranger's, or its own second process. Under :func:`confine` it runs
+inside bubblewrap (``bwrap``, Debian's ``bubblewrap``) with:
 
 * **its own PID, network, IPC and UTS namespaces**: it cannot see or signal
   the referee, other bots or their children, and it has no network at all.
-  The referee reaches it through one Unix socket in a folder of its own,
-  bind-mounted at ``/run/waraq`` (a ``{socket}`` command listens there; a
+  The referee reaches it through one Unix socket, in a small folder of its
+  own (``/run/waraq``, a tmpfs inside the sandbox: nothing it writes there
+  reaches the host's disk or outlives it), which the referee walks to
+  without following a link (:mod:`waraq.referee.launch.bot_socket`). A
   ``{port}`` command listens on its own loopback, and ``socat`` inside the
-  sandbox carries the socket to that port);
+  sandbox carries the socket to that port;
 * **its own user**: when the referee runs as root, a fresh unprivileged uid
   per bot with no capabilities (``setpriv``); otherwise the referee's uid
   inside a user namespace, where it holds nothing the referee does not;
 * **a read-only view of what it needs to run**: the system (``/usr``,
-  ``/etc``), the interpreter, the project's packages, its own folder and the
-  paths its command names; every path in ``Config.hidden`` (records, the
-  ladder folder, logs, keys) is covered by an empty folder even where it
-  lies inside one of those; a small private ``/tmp`` is its scratch (and
-  ``HOME``); its environment is built anew (no ``WARAQ_DEAL_KEY``);
-* **limits** (:class:`Limits`): memory through a cgroup where one can be
-  made (v2 where delegated, else v1's memory controller), else
+  ``/etc``), its program's folder, the paths its command names (a file's
+  folder), and for a Python bot its interpreter and this project's packages,
+  never the folder the referee runs in as such (:func:`_needed`); every path
+  in ``Config.hidden`` (records, the ladder folder, logs, keys) is covered by
+  an empty folder even where it lies inside one of those; a small private
+  ``/tmp`` is its scratch (and ``HOME``); its environment is built anew (no
+  ``WARAQ_DEAL_KEY``);
+* **no channel to another bot**: a seccomp filter refuses the system calls
+  that act on a shared inode or on the whole machine (locks, inotify,
+  ``sysinfo``: :mod:`waraq.referee.launch.seccomp`), and ``/proc``'s
+  machine-wide counters (load, CPU and memory use) are frozen copies, the
+  same for every bot (:data:`FROZEN_PROC`); nor a new user namespace;
+* **limits** (:class:`Limits`): per bot, in cgroups of its own where the
+  machine lets this process make them (v2 where delegated, else v1's
+  controllers): memory, a CPU share (``cpus``), processes; else
   ``RLIMIT_DATA`` (which, unlike ``RLIMIT_AS``, the Go and Node runtimes
-  start under); CPU seconds, processes and file size through rlimits set
-  inside the sandbox; a bot killed for a limit is told apart by its exit
-  status or the cgroup's OOM count (:meth:`Launch.limit_hit`);
+  start under) and ``RLIMIT_NPROC``; CPU seconds and file size through
+  rlimits set inside the sandbox; a bot killed for a limit is told apart by
+  its exit status or the cgroup's OOM count (:meth:`Launch.limit_hit`);
 * **no life of its own**: ``--die-with-parent`` and the PID namespace end
   everything it started with the referee, even under ``kill -9``;
 * **the same warning to stop as an unconfined bot**: SIGTERM reaches the bot's
@@ -41,6 +52,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.util
 import os
 import secrets
 import shutil
@@ -50,26 +62,40 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-from waraq.referee.launch import process_tree
+from waraq.referee.launch import bot_socket, process_tree, seccomp
 
 ENTRY = Path(__file__).with_name("sandbox_entry.py")
-# The folder holding this project's packages: the checkout (referee/launch/ is two below it), or site-packages.
-PROJECT = Path(__file__).resolve().parents[2]
+# The packages a Python bot may import from this project (the built-in bots need waraq.bots and what it
+# imports): their folders are shown, not the checkout or site-packages folder that holds them.
+PACKAGES = ("waraq", "waraq.referee", "waraq.bots")  # the first holds the protocol, waraq.v1
 SOCKET_DIR = "/run/waraq"  # where a sandboxed bot finds its socket folder
 SOCKET_NAME = "bot.sock"
+SOCKET_FOLDER_BYTES = 1 << 20  # a socket is no bytes; the rest is room for nothing much
 INNER_PORT = 50051  # a {port} bot's port on its own loopback: nothing else lives there
 SCRATCH = "/tmp"
 UID_BASE = 200_000  # a root referee's bots get uids from here on; no account owns them
 UID_SPAN = 1 << 24
 MIB = 1 << 20
+CPU_PERIOD_US = 100_000  # the cgroup's accounting period: a bot of 1 cpu runs 100 ms in every 100 ms
 SYSTEM_BINDS = ("/usr", "/etc", "/opt")
 MERGED_DIRS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")  # links into /usr on merged systems
 KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
 SECRET_PREFIX = "WARAQ_"  # the referee's own variables ($WARAQ_DEAL_KEY): never a bot's
+# /proc's files that count what the whole machine does: what one bot does moves them, so another could
+# read it (a red-team bot read its partner's load from /proc/loadavg). Each bot sees a copy taken once
+# per referee, the same for every bot and never changing; the runtimes that read them at start-up
+# (a CPU count, the memory size) read what they would have.
+FROZEN_PROC = (
+    "loadavg", "stat", "meminfo", "uptime", "vmstat", "zoneinfo", "buddyinfo", "diskstats", "interrupts",
+    "softirqs", "schedstat", "locks", "swaps", "key-users", "cpuinfo", "cgroups", "sys/fs/file-nr",
+    "sys/fs/inode-nr", "sys/fs/inode-state", "sys/fs/dentry-state", "sys/fs/aio-nr",
+    "sys/kernel/random/entropy_avail",
+)  # fmt: skip
+EMPTIED_PROC = ("pressure",)  # folders of the same: shown empty
 
 
 class SandboxError(RuntimeError):
@@ -134,6 +160,27 @@ DEFAULT = Config()  # frozen: one instance serves every default argument
 # -- what the machine offers ---------------------------------------------------------------
 
 
+class Controller(StrEnum):
+    """The cgroup controllers a bot's limits use."""
+
+    MEMORY = "memory"
+    CPU = "cpu"
+    PIDS = "pids"
+
+
+@dataclass(frozen=True)
+class Cgroups:
+    """Where this process may make each bot's cgroups: one folder for every controller (v2), or one per
+    controller (v1); a controller missing from ``parents`` falls back to an rlimit, or to nothing (CPU)."""
+
+    version: str  # "v2" or "v1"
+    parents: dict[Controller, Path]
+
+    def describe(self, controller: Controller) -> str | None:
+        parent = self.parents.get(controller)
+        return None if parent is None else f"cgroup {self.version} ({parent})"
+
+
 @dataclass(frozen=True)
 class Support:
     """What :func:`probe` found; ``problem`` says why confinement cannot run, if it cannot."""
@@ -142,18 +189,20 @@ class Support:
     bwrap_version: str
     root: bool
     problem: str | None
-    memory: str  # "cgroup v2", "cgroup v1", "RLIMIT_DATA"
-    cgroup_dir: Path | None
+    cgroups: Cgroups | None
     socat: str | None
 
     @property
     def usable(self) -> bool:
         return self.problem is None
 
+    def controls(self, controller: Controller) -> bool:
+        return self.cgroups is not None and controller in self.cgroups.parents
+
 
 @functools.cache
 def probe() -> Support:
-    """Look once per process: bubblewrap, whether it can start here, cgroups, socat."""
+    """Look once per process: bubblewrap, whether it can start here, the filter, cgroups, socat."""
     bwrap = shutil.which("bwrap")
     root = os.geteuid() == 0
     version, problem = "", None
@@ -170,9 +219,10 @@ def probe() -> Support:
         if trial.returncode != 0:
             why = trial.stderr.strip().splitlines()[-1:] or [f"exit status {trial.returncode}"]
             problem = f"bubblewrap cannot make a sandbox here ({why[0]}); unprivileged user namespaces may be off"
-    cgroup = _memory_cgroup()
-    memory = "RLIMIT_DATA" if cgroup is None else f"cgroup {cgroup[0]}"
-    return Support(bwrap, version, root, problem, memory, cgroup[1] if cgroup else None, shutil.which("socat"))
+        else:
+            # Without the filter, partners could talk through locks on the files every sandbox shares.
+            problem = seccomp.problem()
+    return Support(bwrap, version, root, problem, _cgroups(), shutil.which("socat"))
 
 
 def _output(argv: list[str]) -> str:
@@ -189,27 +239,46 @@ def _namespaces(root: bool) -> list[str]:
     return shared if root else ["--unshare-user", *shared]
 
 
-def _memory_cgroup() -> tuple[str, Path] | None:
-    """A cgroup folder this process may make children in, with a memory limit: v2 first, then v1."""
+def _cgroups() -> Cgroups | None:
+    """The cgroup folders this process may make children in: v2's delegated subtree first, then v1's."""
     try:
         lines = Path("/proc/self/cgroup").read_text().splitlines()
+        mounts = Path("/proc/self/mounts").read_text().splitlines()
     except OSError:
         return None
-    paths = {}
+    mine = {}
     for line in lines:
         _, controllers, path = line.split(":", 2)
         for controller in controllers.split(",") or [""]:
-            paths[controller] = path
-    if "" in paths:  # v2: a delegated subtree that already offers the memory controller to children
-        for mount in (Path("/sys/fs/cgroup"), Path("/sys/fs/cgroup/unified")):
-            here = mount / paths[""].lstrip("/")
-            if "memory" in _read(here / "cgroup.subtree_control").split() and os.access(here, os.W_OK):
-                return "v2", here
-    if "memory" in paths:
-        here = Path("/sys/fs/cgroup/memory") / paths["memory"].lstrip("/")
-        if (here / "memory.limit_in_bytes").exists() and os.access(here, os.W_OK):
-            return "v1", here
-    return None
+            mine[controller] = path.lstrip("/")
+    if "" in mine:  # v2: a delegated subtree that already offers the controllers to its children
+        for mount in _mount_points(mounts, "cgroup2", None):
+            here = mount / mine[""]
+            offered = _read(here / "cgroup.subtree_control").split()
+            parents = {c: here for c in Controller if c.value in offered}
+            if Controller.MEMORY in parents and os.access(here, os.W_OK):
+                return Cgroups("v2", parents)
+    parents = {}
+    for controller in Controller:
+        if controller.value not in mine:
+            continue
+        for mount in _mount_points(mounts, "cgroup", controller.value):
+            here = mount / mine[controller.value]
+            knob = {Controller.MEMORY: "memory.limit_in_bytes", Controller.CPU: "cpu.cfs_quota_us"}.get(controller)
+            if (knob is None or (here / knob).exists()) and os.access(here, os.W_OK):
+                parents[controller] = here
+                break
+    return Cgroups("v1", parents) if Controller.MEMORY in parents else None
+
+
+def _mount_points(mounts: list[str], kind: str, controller: str | None) -> list[Path]:
+    """Where /proc/self/mounts says a cgroup file system of ``kind`` (with ``controller``) is mounted."""
+    found = []
+    for line in mounts:
+        fields = line.split()
+        if len(fields) >= 4 and fields[2] == kind and (controller is None or controller in fields[3].split(",")):
+            found.append(Path(fields[1]))
+    return found
 
 
 def _read(path: Path) -> str:
@@ -219,22 +288,66 @@ def _read(path: Path) -> str:
         return ""
 
 
+@functools.cache
+def _frozen_proc() -> dict[str, bytes]:
+    """The copies of :data:`FROZEN_PROC` every bot is shown: read once, on the first launch."""
+    copies = {}
+    for name in FROZEN_PROC:
+        with contextlib.suppress(OSError):
+            copies[name] = Path("/proc", name).read_bytes()
+    return copies
+
+
 # -- one launch ----------------------------------------------------------------------------
 
 
 @dataclass
 class Launch:
-    """How to start one bot: the argv and environment to exec, and where to reach it."""
+    """How to start one bot: the argv, environment and descriptors to exec it with, and how to reach it."""
 
     argv: list[str]
     env: dict[str, str]
-    address: str  # what the referee dials: unix:PATH or 127.0.0.1:PORT
     confined: bool
     limits: Limits | None = None
     cwd: str | None = None  # where it runs (a sandbox's own --chdir puts it there)
-    _cgroup: Path | None = None
-    _folder: Path | None = None  # the socket folder, removed with the launch
-    _memory: str = ""
+    pass_fds: tuple[int, ...] = ()  # for bubblewrap to read (the filter, /proc's copies): close once spawned
+    address: str = ""  # a {port} bot's, known at once; a {socket} bot's once :meth:`reach` finds it
+    owner: int = -1  # the uid its socket must belong to
+    _socket_top: str = ""  # the trusted folder its socket is found from; "/proc/PID/root" when confined
+    _socket_fd: int | None = None
+    _cgroups: dict[Controller, Path] = field(default_factory=dict)
+    _folder: Path | None = None  # an unconfined {socket} bot's folder, removed with the launch
+
+    def spawned(self) -> None:
+        """The process has started: its copies of the descriptors are its own, the referee's go."""
+        for fd in self.pass_fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.pass_fds = ()
+
+    def reach(self, pid: int) -> str | None:
+        """The address to dial the bot launched as ``pid`` at, or None while its socket is not there yet.
+
+        Raises :class:`bot_socket.BotSocketError` when the socket's path holds anything but a socket of the
+        bot's own (a link it planted to a host socket, say)."""
+        if self.address:
+            return self.address
+        top = self._socket_top
+        if self.confined:
+            inside = _inside(pid)
+            if inside is None:
+                return None  # bubblewrap has not made the sandbox yet
+            top = f"/proc/{inside}/root"
+        names = [*Path(SOCKET_DIR).relative_to("/").parts, SOCKET_NAME] if self.confined else [SOCKET_NAME]
+        try:
+            fd = bot_socket.open_socket(top, names, self.owner)
+        except (PermissionError, ProcessLookupError):
+            return None  # the sandbox is being made, or ended: the caller sees the process end
+        if fd is None:
+            return None
+        self._socket_fd = fd
+        self.address = bot_socket.address(fd)
+        return self.address
 
     def limit_hit(self, returncode: int | None) -> str | None:
         """The limit that ended the process with ``returncode``, if a limit did, as a fault detail."""
@@ -246,7 +359,8 @@ class Launch:
             return f"CPU time limit {limits.cpu_seconds} s exceeded"
         if signum == signal.SIGXFSZ:
             return f"file size limit {_size(limits.file_mb)} exceeded"
-        if signum == signal.SIGKILL and self._cgroup is not None and _oom_kills(self._cgroup, self._memory) > 0:
+        memory = self._cgroups.get(Controller.MEMORY)
+        if signum == signal.SIGKILL and memory is not None and _oom_kills(memory) > 0:
             return f"memory limit {_size(limits.memory_mb)} exceeded"
         return None
 
@@ -279,21 +393,45 @@ class Launch:
             os.killpg(pid, signal.SIGTERM)
 
     def cleanup(self) -> None:
-        """End every process left in the cgroup, then remove it and the socket folder."""
-        if self._cgroup is not None:
-            _empty(self._cgroup)
-            self._cgroup = None
+        """End every process left in its cgroups, then remove them, its socket and its folder."""
+        self.spawned()
+        for cgroup in self._cgroups.values():
+            _empty(cgroup)
+        self._cgroups = {}
+        bot_socket.close(self._socket_fd)
+        self._socket_fd = None
         if self._folder is not None:
             shutil.rmtree(self._folder, ignore_errors=True)
             self._folder = None
+
+
+def _inside(pid: int) -> int | None:
+    """A process of the sandbox bubblewrap ``pid`` made (its root is the sandbox's), None before there is one.
+
+    Every process below bubblewrap is inside; one that still shares the referee's mount namespace
+    has not made the sandbox yet, and its root is the host's."""
+    mine = _namespace_of("self")
+    for process in process_tree.descendants(pid):
+        theirs = _namespace_of(str(process))
+        if theirs is not None and theirs != mine:
+            return process
+    return None
+
+
+def _namespace_of(pid: str) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/ns/mnt")
+    except OSError:
+        return None
 
 
 def _size(mb: int) -> str:
     return f"{mb // 1024} GiB" if mb % 1024 == 0 else f"{mb} MiB"
 
 
-def _oom_kills(cgroup: Path, kind: str) -> int:
-    text = _read(cgroup / ("memory.events" if kind == "cgroup v2" else "memory.oom_control"))
+def _oom_kills(cgroup: Path) -> int:
+    v2 = (cgroup / "memory.events").exists()
+    text = _read(cgroup / ("memory.events" if v2 else "memory.oom_control"))
     for line in text.splitlines():
         key, _, value = line.partition(" ")
         if key == "oom_kill":
@@ -311,11 +449,11 @@ def _to_stderr(line: str) -> None:
 def confine(argv: list[str], *, cwd: str | None, config: Config, warn: Callable[[str], None] | None = None) -> Launch:
     """The launch of ``argv`` (with ``{port}`` or ``{socket}`` still in it) under ``config``.
 
-    ``warn`` (default: standard error) is told once per process when ``auto``
-    falls back to an unconfined bot.
+    ``cwd`` is the bot's own folder where one was chosen for it (a ladder's bot runs where it was added
+    from); None runs it in the referee's folder, which a sandbox never shows it as such. ``warn``
+    (default: standard error) is told once per process when ``auto`` falls back to an unconfined bot.
     """
     global _warned
-    cwd = cwd or os.getcwd()
     if config.mode is not Isolation.OFF:
         support = probe()
         if support.usable:
@@ -325,39 +463,36 @@ def confine(argv: list[str], *, cwd: str | None, config: Config, warn: Callable[
         if not _warned:
             (warn or _to_stderr)(f"warning: launched bots run unconfined: {support.problem} (see `waraq doctor`)")
         _warned = True
-    return _unconfined(argv, cwd)
+    return _unconfined(argv, cwd or os.getcwd())
 
 
-def _unconfined(argv: list[str], cwd: str | None) -> Launch:
+def _unconfined(argv: list[str], cwd: str) -> Launch:
     folder = None
     if any("{socket}" in part for part in argv):
         folder = Path(tempfile.mkdtemp(prefix="waraq-bot-"))
-        socket, address = str(folder / SOCKET_NAME), f"unix:{folder / SOCKET_NAME}"
-        port = "0"
+        socket, address, port = str(folder / SOCKET_NAME), "", "0"
     else:
         port = str(_free_port())
         socket, address = "", f"127.0.0.1:{port}"
     # The bot dies with the referee (its own children may not: no PID namespace holds them).
-    command = [*_entry(None), *(_fill(part, port, socket) for part in argv)]
+    command = [*_entry({}), *(_fill(part, port, socket) for part in argv)]
     # An unconfined bot is one the user trusts to run as itself: it keeps the environment
     # (its PATH, its toolchain's variables) less Waraq's own, which hold the deal key.
     env = {key: value for key, value in os.environ.items() if not key.startswith(SECRET_PREFIX)}
-    return Launch(command, env, address, False, cwd=cwd, _folder=folder)
+    return Launch(
+        command, env, False, cwd=cwd, address=address, owner=os.getuid(), _socket_top=str(folder or ""), _folder=folder
+    )
 
 
 def _sandboxed(argv: list[str], cwd: str | None, config: Config, support: Support) -> Launch:
     limits = config.limits
-    folder = Path(tempfile.mkdtemp(prefix="waraq-bot-"))
     uid = UID_BASE + secrets.randbelow(UID_SPAN) if support.root else os.getuid()
     gid = uid if support.root else os.getgid()
-    if support.root:
-        os.chown(folder, uid, gid)  # the bot makes its socket here
     socket = f"{SOCKET_DIR}/{SOCKET_NAME}"
     by_port = not any("{socket}" in part for part in argv)
     command = [_fill(part, str(INNER_PORT), socket) for part in argv]
     if by_port:
         if support.socat is None:
-            shutil.rmtree(folder, ignore_errors=True)
             raise SandboxError(
                 "a {port} bot needs socat to be reached inside its sandbox (Debian: apt-get install socat),"
                 " or give its command {socket} to listen on a Unix socket"
@@ -370,10 +505,12 @@ def _sandboxed(argv: list[str], cwd: str | None, config: Config, support: Suppor
         # SIGXCPU at the limit names it; a bot that catches that gets SIGKILL a second later.
         f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 1}",
         f"--fsize={limits.file_mb * MIB}",
-        f"--nproc={limits.processes}",
         f"--nofile={limits.open_files}",
         "--core=0",
-        *([f"--data={limits.memory_mb * MIB}"] if support.cgroup_dir is None else []),
+        # Per uid: all of a root referee's bot's processes (a uid of its own), but all of the user's
+        # beside a user's referee, where only a cgroup counts one bot's.
+        *([f"--nproc={limits.processes}"] if not support.controls(Controller.PIDS) else []),
+        *([f"--data={limits.memory_mb * MIB}"] if not support.controls(Controller.MEMORY) else []),
         "--",
     ]
     if support.root:
@@ -381,37 +518,51 @@ def _sandboxed(argv: list[str], cwd: str | None, config: Config, support: Suppor
             "setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups",
             "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
         ]  # fmt: skip
+    filter_fd = _memory_file("waraq-seccomp", seccomp.program())
+    proc_fds = {name: _memory_file(f"waraq-proc-{name}", data) for name, data in _frozen_proc().items()}
     bwrap = [
         support.bwrap or "bwrap",
         *_namespaces(support.root),
         "--die-with-parent",
         "--new-session",  # no terminal to push keystrokes into
         *_view(argv, cwd, config),
+        *(option for name, fd in proc_fds.items() for option in ("--ro-bind-data", str(fd), f"/proc/{name}")),
+        *(option for name in EMPTIED_PROC if Path("/proc", name).is_dir() for option in _empty_folder(f"/proc/{name}")),
         "--perms", "0755", "--dir", str(Path(SOCKET_DIR).parent),
-        "--bind", str(folder), SOCKET_DIR,
-        "--chdir", cwd or "/",
+        "--perms", "0777", "--size", str(SOCKET_FOLDER_BYTES), "--tmpfs", SOCKET_DIR,
+        "--chdir", cwd or os.getcwd(),
+        "--seccomp", str(filter_fd),
         "--",
     ]  # fmt: skip
-    cgroup = _new_cgroup(support, limits)
-    # The launched process ties itself to the referee's life and joins the cgroup before it
+    cgroups = _new_cgroups(support, limits)
+    # The launched process ties itself to the referee's life and joins the cgroups before it
     # becomes bwrap: a preexec_fn is unsafe once gRPC runs.
     return Launch(
-        [*_entry(cgroup), *bwrap, *inner, *command],
+        [*_entry(cgroups), *bwrap, *inner, *command],
         _environment(SCRATCH),
-        f"unix:{folder / SOCKET_NAME}",
         True,
         limits,
         cwd,
-        cgroup,
-        folder,
-        support.memory,
+        pass_fds=(filter_fd, *proc_fds.values()),
+        owner=uid,
+        _cgroups=cgroups,
     )
 
 
-def _entry(cgroup: Path | None) -> list[str]:
+def _memory_file(name: str, data: bytes) -> int:
+    """A descriptor of ``data`` in memory, read from its start: bubblewrap reads the filter and /proc's copies
+    from such, so nothing of a launch is a file on the host."""
+    fd = os.memfd_create(name)
+    os.write(fd, data)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _entry(cgroups: dict[Controller, Path]) -> list[str]:
     """The launched process's first step (referee/launch/sandbox_entry.py): die with this referee, even
-    one killed before the bot is up, and join ``cgroup``."""
-    return [sys.executable, "-I", "-S", str(ENTRY), str(os.getpid()), str(cgroup or "-"), "--"]
+    one killed before the bot is up, and join its ``cgroups``."""
+    joined = os.pathsep.join(str(c) for c in cgroups.values()) or "-"
+    return [sys.executable, "-I", "-S", str(ENTRY), str(os.getpid()), joined, "--"]
 
 
 def _fill(part: str, port: str, socket: str) -> str:
@@ -424,6 +575,10 @@ def _environment(home: str) -> dict[str, str]:
     env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
     env["HOME"] = env["TMPDIR"] = home
     return env
+
+
+def _empty_folder(path: str) -> list[str]:
+    return ["--perms", "0555", "--tmpfs", path]
 
 
 def _view(argv: list[str], cwd: str | None, config: Config) -> list[str]:
@@ -445,14 +600,15 @@ def _view(argv: list[str], cwd: str | None, config: Config) -> list[str]:
     roots = [root for root in roots if not any(_within(root, secret) for secret in hidden)]
     for root in roots:
         options += _parents(root) + _show(root)
-    here = Path(cwd or "/").resolve()
-    if not any(_within(here, root) for root in roots):  # a home folder: there, but empty
+    here = Path(cwd or os.getcwd()).resolve()
+    if not any(_within(here, root) for root in roots):  # the referee's folder, a home folder: there, but empty
         options += _parents(here) + ["--perms", "0755", "--dir", str(here)]
     options += _cover(hidden, roots)
     # The bot's own folder inside a hidden one (a ladder's bots/ folder) is shown again, and what is
     # hidden inside it covered again. Nothing else is: a path its command names cannot undo a cover.
-    if any(_within(here, secret) and here != secret for secret in hidden):
-        options += ["--ro-bind", str(here), str(here), *_cover(every_hidden, [here])]
+    own = _own_folder(argv, cwd)
+    if own is not None and any(_within(own, secret) and own != secret for secret in hidden):
+        options += ["--ro-bind", str(own), str(own), *_cover(every_hidden, [own])]
     return options
 
 
@@ -469,26 +625,73 @@ def _cover(hidden: list[Path], roots: list[Path]) -> list[str]:
 
 
 def _needed(argv: list[str], cwd: str | None) -> list[str]:
-    """The bot's own paths: its folder, what its command names, its interpreter, this project."""
+    """The bot's own paths: what its command names, its program's folder, and for a Python bot its
+    interpreter and this project's packages.
+
+    The folder it runs in is not among them as such: run from a folder that holds every author's bot
+    (``python alice/bot.py``), alice is shown ``alice/``, not ``bob/``. Only a folder chosen for the bot
+    (``cwd``: a ladder's bot's, where it was added from) whose command names nothing inside it
+    (``python -m mybot`` from its folder, a program elsewhere) is shown, as the bot's own.
+    """
     base = Path(cwd or os.getcwd())
-    found = [] if _is_home(base) else [str(base)]
-    for part in argv:
-        if "{port}" in part or "{socket}" in part:
-            continue
-        value = part.split("=", 1)[1] if part.startswith("-") and "=" in part else part
-        if not value:
+    found = [str(p) for p in _named(argv, base)]
+    own = _own_folder(argv, cwd)
+    if own is not None:
+        found.append(str(own))
+    # The protocol's folder (waraq/v1/bot.proto) for every bot: the starter kits read the contract there.
+    found += map(str, _package_folders()[:1])
+    program = shutil.which(argv[0], path=os.environ.get("PATH")) if argv else None
+    if program is not None:
+        found += [str(Path(program).parent), str(Path(program).resolve().parent)]
+        if _is_python(program):
+            # A Python bot needs its interpreter's prefixes and this project's packages (its imports).
+            found += [sys.prefix, sys.base_prefix, *map(str, _package_folders())]
+    return found
+
+
+def _own_folder(argv: list[str], cwd: str | None) -> Path | None:
+    """The folder chosen for the bot, when its command names nothing inside it: its own, shown whole."""
+    if not cwd:
+        return None
+    here = Path(cwd).resolve()
+    if _is_home(here) or any(_within(path.resolve(), here) for path in _named(argv, here)):
+        return None
+    return here
+
+
+def _named(argv: list[str], base: Path) -> list[Path]:
+    """What the command names: each existing path among its words (a file's folder, or the file alone in a
+    home folder), and a Python module run with ``-m`` from ``base``."""
+    found = []
+    words = [part.split("=", 1)[1] if part.startswith("-") and "=" in part else part for part in argv]
+    program = shutil.which(argv[0], path=os.environ.get("PATH")) if argv else None
+    if program is not None and _is_python(program) and "-m" in argv[:-1]:
+        module = argv[argv.index("-m") + 1].split(".")[0]
+        words += [module, module + ".py"]
+    for value in words:
+        if not value or "{port}" in value or "{socket}" in value:
             continue
         path = base / value
         if path.exists():
             folder = path if path.is_dir() else path.parent
-            found.append(str(path if _is_home(folder.resolve()) else folder))
-    program = shutil.which(argv[0], path=os.environ.get("PATH")) if argv else None
-    if program is not None:
-        found += [str(Path(program).parent), str(Path(program).resolve().parent)]
-        if Path(program).resolve().name.startswith("python"):
-            # A Python bot needs its interpreter's prefixes and this project's packages (its imports).
-            found += [sys.prefix, sys.base_prefix, str(PROJECT)]
+            found.append(path if _is_home(folder.resolve()) else folder)
     return found
+
+
+def _is_python(program: str) -> bool:
+    return Path(program).resolve().name.startswith("python")
+
+
+@functools.cache
+def _package_folders() -> tuple[Path, ...]:
+    """The folders of :data:`PACKAGES`: site-packages' ``waraq/``, or an editable checkout's mapped folders
+    (protocol/waraq, referee/, sample_bots/), never the checkout with its records and ladders."""
+    folders = []
+    for name in PACKAGES:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            folders += [Path(location).resolve() for location in spec.submodule_search_locations]
+    return tuple(folders)
 
 
 def _is_home(folder: Path) -> bool:
@@ -530,26 +733,46 @@ def _parents(path: Path) -> list[str]:
     return options
 
 
-def _new_cgroup(support: Support, limits: Limits) -> Path | None:
-    parent = support.cgroup_dir
-    if parent is None:
-        return None
-    _sweep(parent)
-    here = parent / f"waraq-{os.getpid()}-{secrets.token_hex(4)}"
-    try:
-        here.mkdir()
-        memory = str(limits.memory_mb * MIB)
-        if support.memory == "cgroup v2":
-            (here / "memory.max").write_text(memory)
-            _try_write(here / "memory.swap.max", "0")
-            _try_write(here / "pids.max", str(limits.processes))
-        else:
-            (here / "memory.limit_in_bytes").write_text(memory)
-            _try_write(here / "memory.memsw.limit_in_bytes", memory)
-    except OSError:
-        _rmdir(here)
-        return None
-    return here
+def _new_cgroups(support: Support, limits: Limits) -> dict[Controller, Path]:
+    """A bot's cgroups, one per controller the machine lets us use (one folder for all under v2), with its
+    limits written: memory (no swap), a CPU quota of ``limits.cpus`` cores, ``limits.processes``."""
+    if support.cgroups is None:
+        return {}
+    v2 = support.cgroups.version == "v2"
+    name = f"waraq-{os.getpid()}-{secrets.token_hex(4)}"
+    made: dict[Controller, Path] = {}
+    for controller, parent in support.cgroups.parents.items():
+        _sweep(parent)
+        here = parent / name
+        if here not in made.values():
+            try:
+                here.mkdir()
+            except OSError:
+                continue
+        made[controller] = here
+    memory, quota = str(limits.memory_mb * MIB), limits.cpus * CPU_PERIOD_US
+    knobs = {
+        Controller.MEMORY: [("memory.max", memory), ("memory.swap.max", "0")]
+        if v2
+        else [("memory.limit_in_bytes", memory), ("memory.memsw.limit_in_bytes", memory)],
+        Controller.CPU: [("cpu.max", f"{quota} {CPU_PERIOD_US}")]
+        if v2
+        else [("cpu.cfs_period_us", str(CPU_PERIOD_US)), ("cpu.cfs_quota_us", str(quota))],
+        Controller.PIDS: [("pids.max", str(limits.processes))],
+    }
+    for controller, here in list(made.items()):
+        (first, value), *optional = knobs[controller]
+        try:
+            (here / first).write_text(value)
+        except OSError:
+            # A limit this cgroup cannot hold: the rlimits stand in (memory, processes) or nothing does (CPU).
+            del made[controller]
+            if here not in made.values():
+                _rmdir(here)
+            continue
+        for knob, value in optional:
+            _try_write(here / knob, value)  # swap accounting may be off
+    return made
 
 
 def _empty(cgroup: Path, wait_s: float = 5.0) -> None:
@@ -567,6 +790,8 @@ def _empty(cgroup: Path, wait_s: float = 5.0) -> None:
         try:
             cgroup.rmdir()
             return
+        except FileNotFoundError:
+            return  # one folder serves every controller under v2: removed already
         except OSError:
             if time.monotonic() > deadline:
                 return  # left for the next run's sweep
@@ -577,7 +802,7 @@ def _try_write(path: Path, value: str) -> None:
     try:
         path.write_text(value)
     except OSError:
-        pass  # an optional knob this kernel lacks (swap accounting off, no pids controller)
+        pass  # an optional knob this kernel lacks (swap accounting off)
 
 
 def _rmdir(path: Path) -> None:

@@ -34,6 +34,7 @@ class FaultCode(StrEnum):
     COULD_NOT_LAUNCH = "could_not_launch"
     EXITED_AT_STARTUP = "exited_at_startup"
     CANNOT_CONFINE = "cannot_confine"
+    BAD_SOCKET = "bad_socket"  # a launched bot's socket path holds a link or another file, not its socket
     HELLO_FAILED = "hello_failed"
     HELLO_UNREADABLE = "hello_unreadable"
     NOT_STARTED = "not_started"
@@ -92,6 +93,7 @@ NATURES: dict[FaultCode, Nature] = {
     FaultCode.COULD_NOT_LAUNCH: _STARTUP,
     FaultCode.EXITED_AT_STARTUP: _STARTUP,
     FaultCode.CANNOT_CONFINE: _STARTUP,
+    FaultCode.BAD_SOCKET: _STARTUP,
     FaultCode.HELLO_FAILED: _STARTUP,
     FaultCode.HELLO_UNREADABLE: _STARTUP,
     FaultCode.NOT_STARTED: _STARTUP,

@@ -14,7 +14,6 @@ at its first decision forfeits round 1 at 0-0, seats 0 and 2 winning.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import shlex
@@ -28,46 +27,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import ROOT, TEST_BOTS
+from tests.support import ROOT
+from tests.support.sandboxed import HOSTILE, ON, first_note, hostile, play, processes_with, wait_until
 from waraq.referee.games.hokm.rules import HokmRules
 from waraq.referee.launch import sandbox
 from waraq.referee.launch.bots import BotSpec
 from waraq.referee.match.play import TimeControl
-from waraq.referee.match.runner import RunConfig, run
 from waraq.referee.records.record_file import read_record
 
-HOSTILE = TEST_BOTS / "hostile.py"
-RULES = HokmRules(target_score=1)
-TC = TimeControl(decision_ms=5_000, bank_ms=10_000, startup_ms=30_000)
 BAD = 1
-ON = sandbox.Config(mode=sandbox.Isolation.ON)
 AS_ROOT = os.geteuid() == 0
-
-
-def hostile(*flags: str, listen: str = "--unix {socket}") -> BotSpec:
-    return BotSpec.parse(shlex.join([sys.executable, str(HOSTILE), *flags]) + " " + listen)
-
-
-def processes_with(*tokens: str) -> list[int]:
-    """Host pids whose command line holds every one of ``tokens``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                argv = (entry / "cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if all(token.encode() in argv for token in tokens):
-                found.append(int(entry.name))
-    return found
-
-
-def wait_until(condition, seconds: float = 30.0, what: str = "the condition") -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"{what} did not come within {seconds:.0f} s")
-        time.sleep(0.01)
 
 
 @pytest.fixture
@@ -96,32 +65,6 @@ async def main():
     await server.wait_for_termination()
 asyncio.run(main())
 """
-
-
-def play(
-    bots: list[BotSpec],
-    record_dir: Path,
-    confinement: sandbox.Config = ON,
-    cwd: Path | None = None,
-    games: int = 1,
-    time_control: TimeControl = TC,
-):
-    config = RunConfig(
-        rules=RULES, bots=bots, games=games, time_control=time_control, record_dir=record_dir, confinement=confinement
-    )
-    here = os.getcwd()
-    try:
-        if cwd is not None:
-            os.chdir(cwd)  # a command bot's folder is the referee's
-        return asyncio.run(run(config))
-    finally:
-        os.chdir(here)
-
-
-def first_note(record_path: str, seat: int) -> dict[str, str]:
-    record = read_record(record_path)
-    note = next(e["note"] for e in record.events if e["type"] == "decision" and e["seat"] == seat and "note" in e)
-    return json.loads(note)
 
 
 def test_the_machine_can_sandbox():
@@ -214,7 +157,7 @@ LIMITS = {
 @pytest.mark.parametrize("name", LIMITS)
 def test_a_bot_killed_by_a_limit_forfeits_with_a_fault_naming_it(name, tmp_path):
     flags, limits, detail = LIMITS[name]
-    if name == "memory" and sandbox.probe().cgroup_dir is None:
+    if name == "memory" and not sandbox.probe().controls(sandbox.Controller.MEMORY):
         pytest.fail("no cgroup to limit memory in: the memory limit falls back to RLIMIT_DATA, untyped")
     random_ = BotSpec.parse("random")
     bots = [random_, hostile(*flags), random_, random_]
@@ -367,26 +310,51 @@ def test_a_home_folder_is_never_shown_whole(tmp_path, monkeypatch):
 
 def test_a_path_the_command_names_cannot_undo_a_hidden_folder(tmp_path):
     """A bot command naming a folder inside the hidden records (as a stranger's README might ask)
-    still finds it covered; the bot's own folder inside a hidden one is shown, its hidden parts not."""
+    still finds it covered."""
     arena = tmp_path / "arena"
     records = arena / "records"
     (records / "old").mkdir(parents=True)
     (records / "old" / "hokm-9.jsonl").write_text('{"type":"match"}\n')
-    own = arena / "bots" / "mine"
-    (own / "private").mkdir(parents=True)
-    (own / "private" / "secret.txt").write_text("hidden inside the bot's folder")
-    (own / "weights.txt").write_text("the bot's own data")
     random_ = BotSpec.parse("random")
-    bad = hostile(
-        "--read", str(records / "old" / "hokm-9.jsonl"), "--read", str(own / "weights.txt"),
-        "--read-hex", str(own / "private" / "secret.txt").encode().hex(),
-    )  # fmt: skip
-    confinement = sandbox.Config(mode=sandbox.Isolation.ON, hidden=(arena / "bots", own / "private"))
-    report = play([random_, bad, random_, random_], records, confinement, cwd=own)
+    bad = hostile("--read", str(records / "old" / "hokm-9.jsonl"))
+    report = play([random_, bad, random_, random_], records, ON, cwd=arena)
     found = first_note(report.outcomes[0].record, BAD)
     assert found[f"read:{records / 'old' / 'hokm-9.jsonl'}"].startswith("blocked")
+
+
+def test_a_ladder_bot_added_from_inside_the_ladder_folder_sees_its_own_folder_only(tmp_path):
+    """The bot's own folder inside a hidden one (a ladder's bots/ folder) is shown again; the ladder's
+    key, database and records beside it stay hidden."""
+    from waraq.ladder import folder
+
+    path = tmp_path / "ladder"
+    folder.init(path, HokmRules(target_score=1), seed=5)
+    own = path / "bots" / "mine"
+    own.mkdir(parents=True)
+    (own / "weights.txt").write_text("the bot's own data")
+    key = path / "ladder.key"
+    bad = hostile(
+        "--read-hex", str(own / "weights.txt").encode().hex(), "--read-hex", str(key).encode().hex(),
+        listen="--port {port}",
+    )  # fmt: skip
+    here = os.getcwd()
+    os.chdir(own)  # a {port} command runs in the folder it was added from
+    try:
+        with folder.open_ladder(path) as ladder:
+            folder.add(ladder, "hostile", str(bad), check=False)
+            folder.add(ladder, "random", "random", check=False)
+    finally:
+        os.chdir(here)
+    ran = subprocess.run(
+        [sys.executable, "-m", "waraq.referee.cli.main", "ladder", "run", "--matches", "2", "-C", str(path)],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    [record, *_] = sorted((path / "records").glob("*.jsonl"))
+    seats = read_record(record).events[0]["seats"]
+    found = first_note(str(record), next(s["seat"] for s in seats if s["bot"] == "hostile"))
     assert found[f"read:{own / 'weights.txt'}"] == "done"
-    assert found[f"read:{own / 'private' / 'secret.txt'}"].startswith("blocked")
+    assert found[f"read:{key}"].startswith("blocked")
 
 
 def test_partners_of_one_bot_are_served_by_two_processes(tmp_path):
