@@ -19,7 +19,6 @@ import re
 import shlex
 import signal
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,7 +28,7 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from waraq.referee.launch import built_in, sandbox
+from waraq.referee.launch import bot_log, built_in, sandbox
 from waraq.referee.launch.bot_socket import BotSocketError
 from waraq.referee.match import hello
 from waraq.referee.match.faults import Fault, FaultCode
@@ -159,7 +158,8 @@ class Endpoint:
             await asyncio.wait_for(self._start(), self.startup_s)
         except TimeoutError:
             within = f"{self.startup_s * 1000:.0f} ms"
-            self.failure = Fault(FaultCode.NOT_READY, f"{self.spec} was not ready within {within}" + self._log_tail())
+            tail = await self._log_tail()
+            self.failure = Fault(FaultCode.NOT_READY, f"{self.spec} was not ready within {within}" + tail)
         except Fault as fault:
             self.failure = fault
         if self.failure is not None:
@@ -192,12 +192,9 @@ class Endpoint:
         except sandbox.SandboxError as error:
             raise Fault(FaultCode.CANNOT_CONFINE, f"{self.spec}: {error}") from None
         self.launch = launch
-        if self.log_dir is not None:
-            self.log_dir.mkdir(parents=True, exist_ok=True)
-            log = tempfile.NamedTemporaryFile("wb", dir=self.log_dir, prefix="bot-", suffix=".log", delete=False)
-        else:
-            log = tempfile.NamedTemporaryFile("wb", prefix="waraq-bot-", suffix=".log", delete=False)
-        self.log_path = Path(log.name)
+        # Named after the bot and rotated among its logs (bot_log): a folder listing, off the loop.
+        who = "\0".join((self.spec.kind, self.spec.value, os.path.abspath(self.cwd or os.curdir)))
+        log, self.log_path = await asyncio.to_thread(bot_log.create, self.spec.name or self.name, who, self.log_dir)
         try:
             # A session of its own, so stop() can end the bot and all its children.
             self.process = await asyncio.create_subprocess_exec(
@@ -212,6 +209,7 @@ class Endpoint:
             )
         except OSError as error:
             launch.cleanup()
+            bot_log.release(self.log_path)
             raise Fault(FaultCode.COULD_NOT_LAUNCH, f"could not start {command!r}: {error.strerror or error}") from None
         finally:
             log.close()
@@ -262,7 +260,7 @@ class Endpoint:
                     FaultCode.EXITED_AT_STARTUP,
                     f"{self.spec} exited with status {self.process.returncode} before it was ready"
                     + (f" ({limit})" if limit else "")
-                    + self._log_tail(),
+                    + await self._log_tail(),
                 )
             try:
                 reply = await health.Check(health_pb2.HealthCheckRequest(service=""), timeout=1.0)
@@ -315,12 +313,14 @@ class Endpoint:
             os.killpg(process.pid, signal.SIGKILL)
         if self.launch is not None:
             self.launch.cleanup()
+        bot_log.release(self.log_path)
         return self.stopped
 
-    def _log_tail(self, lines: int = 5) -> str:
-        if self.log_path is None or not self.log_path.exists():
+    async def _log_tail(self, lines: int = 5) -> str:
+        """The last lines of a launched bot's log, for a STARTUP fault: its tail only, read off the loop."""
+        if self.log_path is None:
             return ""
-        tail = self.log_path.read_text(errors="replace").strip().splitlines()[-lines:]
+        tail = await asyncio.to_thread(bot_log.tail, self.log_path, lines)
         return ("; its output ended: " + " | ".join(tail)) if tail else ""
 
 
