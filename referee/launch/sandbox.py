@@ -75,6 +75,7 @@ PACKAGES = ("waraq", "waraq.referee", "waraq.bots")  # the first holds the proto
 SOCKET_DIR = "/run/waraq"  # where a sandboxed bot finds its socket folder
 SOCKET_NAME = "bot.sock"
 SOCKET_FOLDER_BYTES = 1 << 20  # a socket is no bytes; the rest is room for nothing much
+UNCONFINED_PREFIX = "waraq-bot-"  # an unconfined {socket} bot's folder in the system's temp folder: +pid-
 INNER_PORT = 50051  # a {port} bot's port on its own loopback: nothing else lives there
 SCRATCH = "/tmp"
 UID_BASE = 200_000  # a root referee's bots get uids from here on; no account owns them
@@ -469,7 +470,8 @@ def confine(argv: list[str], *, cwd: str | None, config: Config, warn: Callable[
 def _unconfined(argv: list[str], cwd: str) -> Launch:
     folder = None
     if any("{socket}" in part for part in argv):
-        folder = Path(tempfile.mkdtemp(prefix="waraq-bot-"))
+        _sweep_folders(Path(tempfile.gettempdir()))
+        folder = Path(tempfile.mkdtemp(prefix=f"{UNCONFINED_PREFIX}{os.getpid()}-"))
         socket, address, port = str(folder / SOCKET_NAME), "", "0"
     else:
         port = str(_free_port())
@@ -526,7 +528,7 @@ def _sandboxed(argv: list[str], cwd: str | None, config: Config, support: Suppor
         "--die-with-parent",
         "--new-session",  # no terminal to push keystrokes into
         *_view(argv, cwd, config),
-        *(option for name, fd in proc_fds.items() for option in ("--ro-bind-data", str(fd), f"/proc/{name}")),
+        *(o for name, fd in proc_fds.items() for o in ("--perms", "0444", "--ro-bind-data", str(fd), f"/proc/{name}")),
         *(option for name in EMPTIED_PROC if Path("/proc", name).is_dir() for option in _empty_folder(f"/proc/{name}")),
         "--perms", "0755", "--dir", str(Path(SOCKET_DIR).parent),
         "--perms", "0777", "--size", str(SOCKET_FOLDER_BYTES), "--tmpfs", SOCKET_DIR,
@@ -818,6 +820,14 @@ def _sweep(parent: Path) -> None:
         pid = old.name.split("-")[1]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
             _rmdir(old)
+
+
+def _sweep_folders(parent: Path) -> None:
+    """Remove the socket folders of referees that were killed (``kill -9`` leaves them behind)."""
+    for old in parent.glob(UNCONFINED_PREFIX + "*"):
+        pid = old.name.removeprefix(UNCONFINED_PREFIX).split("-")[0]
+        if old.is_dir() and pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(old, ignore_errors=True)
 
 
 def _free_port() -> int:

@@ -2,6 +2,7 @@
 
     python tests/bots/hostile.py (--port N | --unix PATH) [--read PATH] [--write PATH] [--stop PID]
         [--connect PORT] [--steal-port PORT] [--env NAME] [--spawn TOKEN] [--fork N]
+        [--unshare-user] [--fill-socket-folder] [--proc] [--hog N] [--link-socket PATH]
         [--memory-mb MB] [--spin] [--big-file-mb MB]
 
 It is what a dishonest bot author would ship: each option is one attack of
@@ -10,13 +11,16 @@ the first reply's note reports every result as JSON, ``{"read:/x": "blocked:
 EACCES", ...}``. ``"done"`` means the attack worked; a test asserts none did
 (and checks from outside what it can: the file unchanged, the opponent not
 stopped, no process left). ``--memory-mb``, ``--spin`` and ``--big-file-mb``
-run last: they end the process when a limit holds.
+run last: they end the process when a limit holds. ``--link-socket PATH``
+(issue 30) serves nothing: it puts a link to PATH, a host's socket, where its
+own socket should be, and waits for the referee to dial it.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import ctypes
 import errno
 import json
 import os
@@ -24,6 +28,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -145,8 +150,73 @@ def big_file(mb: int) -> str:
     return "done"
 
 
+def unshare_user() -> str:
+    """A user namespace of its own: every capability inside it, and the kernel's surface with them."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(CLONE_NEWUSER) == 0:
+        return "done"
+    return _failed(OSError(ctypes.get_errno(), "unshare"))
+
+
+def fill_socket_folder(folder: str) -> str:
+    """Write into the folder its socket is in (the host's disk, when that was a bind of /tmp/waraq-bot-*)."""
+    written = 0
+    chunk = b"x" * (1 << 16)
+    try:
+        with open(os.path.join(folder, "fill"), "wb") as file:
+            while written < 64 << 20:
+                file.write(chunk)
+                file.flush()
+                written += len(chunk)
+        return f"done: {written} bytes"
+    except OSError as error:
+        return f"{_failed(error)} after {written} bytes"
+
+
+def machine_counters() -> dict[str, str]:
+    """Whether /proc's machine-wide counters move while this bot burns CPU, and whether sysinfo answers."""
+    found = {}
+    names = ("/proc/stat", "/proc/loadavg", "/proc/meminfo")
+    before = {name: _read_all(name) for name in names}
+    end = time.process_time() + 0.3
+    hoard = []
+    while time.process_time() < end:
+        if len(hoard) < 1024:
+            hoard.append(bytearray(1 << 16))  # 64 MiB in all: free memory moves as well as CPU time
+    for name in names:
+        found[f"proc:{name}"] = "moved" if _read_all(name) != before[name] else "still"
+    libc = ctypes.CDLL(None, use_errno=True)
+    info = ctypes.create_string_buffer(256)
+    found["sysinfo"] = "done" if libc.sysinfo(info) == 0 else _failed(OSError(ctypes.get_errno(), "sysinfo"))
+    return found
+
+
+def _read_all(path: str) -> bytes:
+    with open(path, "rb") as file:
+        return file.read()
+
+
+def hog(count: int) -> str:
+    """``count`` spinning processes, each in a session of its own: they take the machine's CPU from the others."""
+    for _ in range(count):
+        subprocess.Popen(
+            ["setsid", sys.executable, "-c", "while True: pass"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    return f"started {count}"
+
+
+def link_socket(socket_path: str, target: str) -> None:
+    """Leave a link where the socket should be, and wait: a referee that dials it reaches ``target``."""
+    os.symlink(target, socket_path)
+    time.sleep(600)
+
+
 _kept: list[Any] = []
 PROCESS = os.urandom(4).hex()
+CLONE_NEWUSER = 0x10000000
 
 
 def attacks(args: argparse.Namespace) -> dict[str, str]:
@@ -165,6 +235,14 @@ def attacks(args: argparse.Namespace) -> dict[str, str]:
             found[f"{name}:{target}"] = attack(target)
     if args.fork:
         found["fork"] = fork(args.fork)
+    if args.unshare_user:
+        found["unshare user"] = unshare_user()
+    if args.fill_socket_folder:
+        found["fill socket folder"] = fill_socket_folder(os.path.dirname(args.unix))
+    if args.proc:
+        found.update(machine_counters())
+    if args.hog:
+        found["hog"] = hog(args.hog)
     found["processes seen"] = str(sum(1 for p in os.listdir("/proc") if p.isdigit()))
     if args.memory_mb:
         found["memory"] = memory(args.memory_mb)
@@ -225,7 +303,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--memory-mb", type=int, default=0)
     parser.add_argument("--big-file-mb", type=int, default=0)
     parser.add_argument("--spin", action="store_true")
+    parser.add_argument("--unshare-user", action="store_true")
+    parser.add_argument("--fill-socket-folder", action="store_true")
+    parser.add_argument("--proc", action="store_true")
+    parser.add_argument("--hog", type=int, default=0)
+    parser.add_argument("--link-socket")
     args = parser.parse_args(argv)
+    if args.link_socket:
+        link_socket(args.unix, args.link_socket)
+        return 0
     address = f"unix:{args.unix}" if args.unix else f"127.0.0.1:{args.port}"
     asyncio.run(serve_until_stopped(HostileBot(args), address, "hostile"))
     return 0
