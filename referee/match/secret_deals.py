@@ -30,15 +30,42 @@ import os
 import secrets
 
 KEY_BYTES = 32  # 256 bits: beyond any search, and the size of the HMAC's hash
+KEY_DIGITS = (32, 128)  # a key given: at least 128 bits, as hex; made ones have 2 * KEY_BYTES digits
+HEX_DIGITS = frozenset("0123456789abcdef")
 ENVIRONMENT = "WARAQ_DEAL_KEY"  # where `waraq match` and `waraq versus` read a key fixed to play earlier deals again
 
 
 def take_given_key(flag: str | None) -> str | None:
     """The key a command was given to play earlier deals again: its ``--deal-key`` ``flag``, else
-    ``$WARAQ_DEAL_KEY``; None when neither. The variable is removed from this process's
-    environment either way, because launched bots inherit the environment and must not see it."""
+    ``$WARAQ_DEAL_KEY`` (set but empty is not given); None when neither. The variable is removed
+    from this process's environment either way, because launched bots inherit the environment and
+    must not see it. A key given must be one :func:`new_key` could have made (:func:`checked_key`)."""
     from_environment = os.environ.pop(ENVIRONMENT, None)
-    return flag or from_environment or None
+    if flag is not None:
+        return checked_key(flag, "--deal-key")
+    if from_environment:
+        return checked_key(from_environment, f"${ENVIRONMENT}")
+    return None
+
+
+def checked_key(text: str, source: str) -> str:
+    """``text`` as a deal key, if it is as hard to guess as a key must be: 32 to 128 hex digits
+    (128 to 512 bits), lower case as printed. A trailing line break (a key pasted or read from a file)
+    is dropped; anything else is refused with a ValueError naming ``source`` (the option or variable),
+    never quoting the key: a key mistyped is most of a key."""
+    key = text.rstrip("\r\n")
+    odd = next((c for c in key if c not in HEX_DIGITS), None)
+    if odd is not None:
+        problem = "holds whitespace" if odd.isspace() else f"holds {odd!r}, which is no lower-case hex digit"
+    elif not KEY_DIGITS[0] <= len(key) <= KEY_DIGITS[1]:
+        problem = f"is {len(key)} hex digit{'s' * (len(key) != 1)} long"
+    else:
+        return key
+    low, high = KEY_DIGITS
+    raise ValueError(
+        f"{source} {problem}: a deal key is {low} to {high} hex digits (0-9, a-f), as `waraq match` prints one "
+        f"or `python3 -c \"import secrets; print(secrets.token_hex({KEY_BYTES}))\"` makes one"
+    )
 
 
 def new_key() -> str:

@@ -104,7 +104,7 @@ def pages(tmp_path_factory) -> dict[str, Page]:
     [e for e in worked if e["type"] == "decision"][1]["note"] = HOSTILE_NOTE
     hand = subprocess.run(
         [sys.executable, "-m", "waraq.referee.cli.main", "match", "--game", "hand", "--rules", "short",
-         "--bots", "heuristic", "random", "--seed", "4", "--deal-key", "browser-tests", "--sandbox", "off",
+         "--bots", "heuristic", "random", "--seed", "4", "--deal-key", "b7" * 32, "--sandbox", "off",
          "--record", str(root / "hand")],
         capture_output=True, text=True, timeout=120,
     )

@@ -17,6 +17,7 @@ import hmac
 import json
 import os
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -130,3 +131,44 @@ def test_the_given_key_is_the_flag_else_the_variable_and_the_variable_is_taken_a
         monkeypatch.setenv(secret_deals.ENVIRONMENT, variable)
     assert secret_deals.take_given_key(flag) == taken
     assert secret_deals.ENVIRONMENT not in os.environ  # a bot launched afterwards cannot inherit it
+
+
+def test_a_key_pasted_with_its_line_break_is_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(secret_deals.ENVIRONMENT, "c3" * 32 + "\n")
+    assert secret_deals.take_given_key(None) == "c3" * 32
+    assert secret_deals.take_given_key("c3" * 16 + "\r\n") == "c3" * 16
+
+
+# Keys a person could give that are easy to guess, or not what the tool prints: (where, key, what is said).
+GUESSABLE = {
+    "one letter": ("--deal-key", "a", "is 1 hex digit long"),
+    "a space": ("--deal-key", " ", "holds whitespace"),
+    "a line break": ("--deal-key", "\n", "is 0 hex digits long"),
+    "a space inside": ("--deal-key", "5a" * 16 + " " + "5a" * 16, "holds whitespace"),
+    "31 digits": ("--deal-key", "7" * 31, "is 31 hex digits long"),
+    "129 digits": ("--deal-key", "7" * 129, "is 129 hex digits long"),
+    "a word": ("$WARAQ_DEAL_KEY", "my-secret-key", "holds 'm', which is no lower-case hex digit"),
+    "upper case": ("$WARAQ_DEAL_KEY", "5A" * 32, "holds 'A', which is no lower-case hex digit"),
+    "a tab": ("$WARAQ_DEAL_KEY", "5a" * 32 + "\t", "holds whitespace"),
+}
+
+
+@pytest.mark.parametrize("command", ["match", "versus"])
+@pytest.mark.parametrize("case", list(GUESSABLE))
+def test_a_key_easy_to_guess_is_refused_in_one_line_before_anything_is_made(tmp_path, command, case):
+    where, key, said = GUESSABLE[case]
+    args = ["--bots", "random"] if command == "match" else ["random", "random"]
+    flag = ["--deal-key", key] if where == "--deal-key" else []
+    env = {k: v for k, v in os.environ.items() if k != secret_deals.ENVIRONMENT} | {"COLUMNS": "200", "NO_COLOR": "1"}
+    if where != "--deal-key":
+        env[secret_deals.ENVIRONMENT] = key
+    refused = subprocess.run(
+        [PYTHON, "-m", "waraq.referee.cli.main", command, *args, "--rules", "short", *flag],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env,
+    )  # fmt: skip
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert refused.stderr.count("\n") == 1 and refused.stderr.startswith(f"error: {where} {said}: "), refused.stderr
+    assert "a deal key is 32 to 128 hex digits (0-9, a-f)" in refused.stderr
+    if len(key) > 8:
+        assert key[:8] not in refused.stderr  # never the key: a key mistyped is most of a key
+    assert list(tmp_path.iterdir()) == [] and refused.stdout == ""  # no records, no folder: nothing was played

@@ -22,7 +22,7 @@ from tests.support.ladders import make
 from waraq.referee.records.record_file import read_record
 
 WARAQ = str(Path(sys.executable).with_name("waraq"))
-KEY = "a-fixed-deal-key-for-these-tests"
+KEY = "d1" * 32  # a fixed deal key for these tests
 TIMES = ("ms", "bot_ms", "started")
 
 

@@ -23,6 +23,7 @@ from waraq.referee.records import run_folder
 
 WARAQ = str(Path(sys.executable).with_name("waraq"))
 MATCH = ("match", "--bots", "random", "--rules", "short", "--games", "2")
+KEY_1, KEY_2 = "1e" * 16, "2e" * 16  # two deal keys ($WARAQ_DEAL_KEY): 32 hex digits, the least taken
 
 
 def waraq(*args: str, cwd: Path, key: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -57,10 +58,10 @@ def test_a_hokm_run_and_a_hand_run_share_the_default_folder(tmp_path):
 
 
 def test_a_run_under_the_same_key_continues_its_folder_and_plays_only_what_is_missing(tmp_path):
-    first = waraq(*MATCH, "--record", "out", cwd=tmp_path, key="k1")
+    first = waraq(*MATCH, "--record", "out", cwd=tmp_path, key=KEY_1)
     assert first.returncode == 0, first.stderr
     kept = contents(tmp_path / "out")
-    more = waraq(*MATCH[:-1], "3", "--record", "out", cwd=tmp_path, key="k1")
+    more = waraq(*MATCH[:-1], "3", "--record", "out", cwd=tmp_path, key=KEY_1)
     assert more.returncode == 0, more.stderr
     assert "2 match(es) kept from the records of this run in out/" in more.stdout
     assert "3 match(es): 3 by score" in more.stdout
@@ -69,19 +70,19 @@ def test_a_run_under_the_same_key_continues_its_folder_and_plays_only_what_is_mi
 
 
 def test_a_folder_of_another_run_is_refused_naming_the_flag_and_overwrite_replaces_it(tmp_path):
-    assert waraq(*MATCH, "--record", "out", cwd=tmp_path, key="k1").returncode == 0
+    assert waraq(*MATCH, "--record", "out", cwd=tmp_path, key=KEY_1).returncode == 0
     kept = contents(tmp_path / "out")
-    refused = waraq(*MATCH, "--record", "out", "--policy", "substitute", cwd=tmp_path, key="k1")
+    refused = waraq(*MATCH, "--record", "out", "--policy", "substitute", cwd=tmp_path, key=KEY_1)
     assert refused.returncode == 2 and "Traceback" not in refused.stderr
     assert refused.stderr.strip() == (
         "error: out/ holds 2 hokm record(s) of another run (it differs in: policy): to replace them, "
         "give --overwrite; or choose another folder with --record"
     )
     assert contents(tmp_path / "out") == kept
-    other_key = waraq(*MATCH, "--record", "out", cwd=tmp_path, key="k2")
+    other_key = waraq(*MATCH, "--record", "out", cwd=tmp_path, key=KEY_2)
     assert other_key.returncode == 2
     assert "under another deal key" in other_key.stderr and "--overwrite" in other_key.stderr
-    replaced = waraq(*MATCH[:-1], "1", "--record", "out", "--overwrite", cwd=tmp_path, key="k2")
+    replaced = waraq(*MATCH[:-1], "1", "--record", "out", "--overwrite", cwd=tmp_path, key=KEY_2)
     assert replaced.returncode == 0, replaced.stderr
     assert sorted(contents(tmp_path / "out")) == ["hokm-1.jsonl"]  # the old run's hokm-2 went with it
     assert contents(tmp_path / "out")["hokm-1.jsonl"] != kept["hokm-1.jsonl"]

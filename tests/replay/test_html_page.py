@@ -48,7 +48,7 @@ def embedded(page: str) -> dict:
 def match_records(folder: Path, *args: str) -> Path:
     """One match played to its end by ``waraq match`` (the built-in bots as processes); its record."""
     done = subprocess.run(
-        [sys.executable, "-m", "waraq.referee.cli.main", "match", "--record", str(folder), "--deal-key", "html-tests",
+        [sys.executable, "-m", "waraq.referee.cli.main", "match", "--record", str(folder), "--deal-key", "4e" * 32,
          "--sandbox", "off", *args],
         capture_output=True, text=True, timeout=120,
     )

@@ -44,7 +44,7 @@ WARAQ = Path(sys.executable).with_name("waraq")  # the referee's command, beside
 BOT_COMMAND = "node bot.js --port {port}"  # as the kit's README gives it, run from the copy
 NAME = "js-sample"  # what its Hello says (bot.js's NAME)
 # A fixed deal key, so each run deals the same decks and the kinds below are asked every time.
-DEAL_KEY = "js-starter-1"
+DEAL_KEY = "35" * 32
 HOKM_KINDS = {"TRUMP", "PLAY", "DISCARD", "DRAW", "REDEAL", "BAM"}
 HAND_KINDS = {"TAKE", "TURN"}
 
