@@ -33,6 +33,7 @@ from waraq.referee.games.options import (
     TomlProblem,
     boolean,
     integer,
+    integer_between,
     one_of,
     quote,
     toml_of,
@@ -87,9 +88,13 @@ class RunSettings:
     gzip: bool = False
 
 
+# The [sandbox] keys that are sandbox.Limits' limits: each checked against sandbox.LIMIT_RANGES, their one owner.
+LIMITS = ("memory_mb", "cpu_seconds", "processes", "file_mb", "scratch_mb", "cpus")
+
+
 @dataclass(frozen=True)
 class SandboxSettings:
-    """How launched bots are confined (waraq.referee.launch.sandbox); the limits are per bot process."""
+    """How launched bots are confined (waraq.referee.launch.sandbox), and the limits of sandbox.Limits."""
 
     mode: str = sandbox.Isolation.AUTO.value
     memory_mb: int = sandbox.Limits.memory_mb
@@ -97,9 +102,10 @@ class SandboxSettings:
     processes: int = sandbox.Limits.processes
     file_mb: int = sandbox.Limits.file_mb
     scratch_mb: int = sandbox.Limits.scratch_mb
+    cpus: int = sandbox.Limits.cpus
 
     def confinement(self, hidden: tuple[Path, ...]) -> sandbox.Config:
-        limits = sandbox.Limits(self.memory_mb, self.cpu_seconds, self.processes, self.file_mb, self.scratch_mb)
+        limits = sandbox.Limits(**{name: getattr(self, name) for name in LIMITS})
         return sandbox.Config(sandbox.Isolation(self.mode), limits, hidden)
 
 
@@ -200,6 +206,11 @@ def _bot_spec(value: Any) -> str:
     return value.strip()
 
 
+def _limit(name: str) -> Check:
+    """The check of a [sandbox] limit: the range sandbox.LIMIT_RANGES gives it."""
+    return integer_between(*sandbox.LIMIT_RANGES[name])
+
+
 INF = math.inf
 # Each table: key -> (check, comment written above it). Defaults come from the dataclasses.
 TABLES: dict[str, tuple[type, dict[str, tuple[Check, str]]]] = {
@@ -268,14 +279,15 @@ TABLES: dict[str, tuple[type, dict[str, tuple[Check, str]]]] = {
                 "auto: confine launched bots where the machine can (`waraq doctor`); "
                 "on: or refuse to start them; off: never",
             ),
-            "memory_mb": (integer(1), "memory of one bot process and its children (MiB)"),
+            "memory_mb": (_limit("memory_mb"), "memory of one bot process and its children (MiB)"),
             "cpu_seconds": (
-                integer(1),
+                _limit("cpu_seconds"),
                 "CPU time of one bot process over the whole run (its thinking is bounded by time_control)",
             ),
-            "processes": (integer(1), "processes and threads one bot may run at once"),
-            "file_mb": (integer(1), "largest file a bot may write (MiB)"),
-            "scratch_mb": (integer(1), "size of a bot's private /tmp (MiB), counted in its memory"),
+            "processes": (_limit("processes"), "processes and threads one bot may run at once"),
+            "file_mb": (_limit("file_mb"), "largest file a bot may write (MiB)"),
+            "scratch_mb": (_limit("scratch_mb"), "size of a bot's private /tmp (MiB), counted in its memory"),
+            "cpus": (_limit("cpus"), "whole cores a bot's processes may take together at any moment"),
         },
     ),
     "trueskill": (

@@ -10,6 +10,7 @@ from waraq.ladder import config as cfg
 from waraq.ladder import folder
 from waraq.ladder.config import Bot, ConfigError
 from waraq.referee.games.hokm.rules import PRESETS
+from waraq.referee.launch import sandbox
 
 
 def write(tmp_path, text: str) -> None:
@@ -91,3 +92,26 @@ def test_rules_changed_after_matches_were_planned_are_refused(tmp_path):
     cfg.save(tmp_path, cfg.LadderConfig(seed=1, rules=config.rules.replace(target_score=3)))
     with pytest.raises(ConfigError, match=r"\[rules\] changed since this ladder's 1 matches"):
         folder.open_ladder(tmp_path)
+
+
+@pytest.mark.parametrize("name", cfg.LIMITS)
+def test_each_sandbox_limit_takes_its_range_from_the_sandbox_and_names_it(tmp_path, name):
+    low, high = sandbox.LIMIT_RANGES[name]
+    for value in (low, high):
+        write(tmp_path, base(f"[sandbox]\n{name} = {value}\n"))
+        assert getattr(cfg.load(tmp_path).sandbox.confinement(()).limits, name) == value
+    for value in (low - 1, high + 1, 10**20):
+        write(tmp_path, base(f"[sandbox]\n{name} = {value}\n"))
+        with pytest.raises(ConfigError) as error:
+            cfg.load(tmp_path)
+        assert str(error.value) == (
+            f"{tmp_path / cfg.CONFIG}: [sandbox] {name} = {value}: expected an integer from {low} to {high}"
+        )
+
+
+def test_cpus_is_a_sandbox_key_written_with_its_default_and_carried_to_the_limits(tmp_path):
+    folder.init(tmp_path, PRESETS["classic"], seed=1)
+    written = tomllib.loads((tmp_path / cfg.CONFIG).read_text())["sandbox"]
+    assert written["cpus"] == sandbox.Limits.cpus
+    (tmp_path / cfg.CONFIG).write_text((tmp_path / cfg.CONFIG).read_text().replace("cpus = 1 ", "cpus = 3 "))
+    assert cfg.load(tmp_path).sandbox.confinement(()).limits.cpus == 3
