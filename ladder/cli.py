@@ -31,7 +31,7 @@ from rich.text import Text
 
 from waraq.ladder import cluster, evidence, folder, key_file, ledger, live, plot, report, report_html, table
 from waraq.ladder.cluster import ClusterError
-from waraq.ladder.config import DATABASE, PARTNERS, ConfigError
+from waraq.ladder.config import CONFIG, DATABASE, PARTNERS, RECORDS, ConfigError
 from waraq.ladder.live import LiveView, duration
 from waraq.ladder.ratings import environment
 from waraq.ladder.scheduler import RunState
@@ -39,7 +39,7 @@ from waraq.ladder.sequential import DEFAULT_MARGIN
 from waraq.ladder.sprt import score_of_elo
 from waraq.ladder.store import StoreError
 from waraq.ladder.store import problem as store_problem
-from waraq.referee.cli.arguments import print_error
+from waraq.referee.cli.arguments import print_error, refuse_writing_over
 from waraq.referee.games import registry
 from waraq.referee.games.options import RulesError
 from waraq.referee.records.record_file import RecordError
@@ -152,7 +152,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "over the matches, the head-to-head matrix, faults per bot, and a link to each match's replay page, "
         "written in a folder beside it (for report.html: report-replays/).",
     )
-    report_.add_argument("--html", type=Path, required=True, metavar="OUT", help="the page to write")
+    report_.add_argument(
+        "--html", type=Path, required=True, metavar="OUT", help="the page to write, outside the ladder folder"
+    )
     report_.add_argument("--all", action="store_true", help="also retired and removed bots")
 
     export = commands.add_parser("export", parents=[where], help="the table, pairs, matches or ratings as CSV or JSON")
@@ -160,7 +162,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     form.add_argument("--csv", action="store_true")
     form.add_argument("--json", action="store_true")
     export.add_argument("--table", choices=TABLES, default="standings", help="CSV: which table (JSON has all)")
-    export.add_argument("-o", "--output", type=Path, help="write here instead of to stdout")
+    export.add_argument("-o", "--output", type=Path, help="write here (outside the ladder folder) instead of to stdout")
 
     commands.add_parser("rerate", parents=[where], help="rate every match again from the start ([trueskill] changed)")
     parser.set_defaults(run_command=main)
@@ -411,6 +413,9 @@ def _show(args: argparse.Namespace, console: Console) -> int:
 
 
 def _report(args: argparse.Namespace, console: Console) -> int:
+    refuse_writing_in_ladder("--html", args.html, args.dir)
+    pages = report_html.replay_folder_of(args.html)
+    refuse_writing_in_ladder(f"--html {args.html}: its replay pages' folder", pages, args.dir, folder=True)
     with folder.open_ladder(args.dir, readonly=True) as ladder:
         written = report_html.write_report(ladder, args.html, describe(ladder.config.rules), everyone=args.all)
     replays = f"; {written.replays} replay pages in {written.replay_folder}" if written.replays else ""
@@ -421,6 +426,8 @@ def _report(args: argparse.Namespace, console: Console) -> int:
 
 
 def _export(args: argparse.Namespace, console: Console) -> int:
+    if args.output is not None:
+        refuse_writing_in_ladder("-o", args.output, args.dir)
     with folder.open_ladder(args.dir, readonly=True) as ladder:
         data = export_data(ladder)
     if args.json:
@@ -436,6 +443,18 @@ def _export(args: argparse.Namespace, console: Console) -> int:
     else:
         sys.stdout.write(text)
     return 0
+
+
+def refuse_writing_in_ladder(option: str, out: Path, where: Path, *, folder: bool = False) -> None:
+    """An output of a command that reads the ladder in ``where`` is none of its files, and not in its folder:
+    ``--html L/ladder.sqlite`` would write the report over every result (raises ``OutputError``, exit status 2)."""
+    reads = [
+        (where / DATABASE, "the ladder's database"),
+        (where / key_file.KEY_FILE, "the ladder's deal key"),
+        (where / CONFIG, f"the ladder's {CONFIG}"),
+        (where / RECORDS, "the ladder's records folder"),
+    ]
+    refuse_writing_over(option, out, reads, inside=[(where, "the ladder folder")], folder=folder)
 
 
 def export_data(ladder: folder.Ladder) -> dict[str, Any]:

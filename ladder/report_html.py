@@ -63,7 +63,7 @@ def write_report(ladder: Ladder, out: Path, description: str, *, everyone: bool 
     report = gather(ladder, description, everyone=everyone)
     if not out.parent.is_dir():
         raise ConfigError(f"--html {out}: no folder {out.parent} to write it in")
-    replay_folder = out.with_name(out.stem + "-replays")
+    replay_folder = replay_folder_of(out)
     links = write_replays(report, replay_folder, out.parent)
     page = render(report, links)
     try:
@@ -71,6 +71,11 @@ def write_report(ladder: Ladder, out: Path, description: str, *, everyone: bool 
     except OSError as error:
         raise ConfigError(f"--html {out}: cannot write it: {error.strerror or error}") from None
     return Written(out, len(page.encode()), len(links), replay_folder)
+
+
+def replay_folder_of(out: Path) -> Path:
+    """Where the report ``out`` gets its replay pages: ``report.html`` -> ``report-replays/`` beside it."""
+    return out.with_name(out.stem + "-replays")
 
 
 def write_replays(report: Report, replay_folder: Path, page_folder: Path) -> dict[int, str]:

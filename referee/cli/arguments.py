@@ -9,14 +9,20 @@ nothing a user types reaches a library call as a number it cannot take
 Every error of every ``waraq`` command is one line on stderr, printed as it
 is: :func:`print_error` never reads the message as rich markup, which would
 eat a TOML table name such as ``[run]`` or ``[[bots]]``.
+
+An output path is checked against what the command reads before anything is
+written (:func:`refuse_writing_over`): ``--html L/ladder.sqlite`` used to
+write a report over the ladder's database, one typo losing every result.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import NoReturn
 
 from rich.console import Console
@@ -79,3 +85,75 @@ def milliseconds(text: str) -> float:
     if not (math.isfinite(value) and value > 0):
         raise argparse.ArgumentTypeError(f"{text} is not allowed: expected a finite number of milliseconds > 0")
     return value
+
+
+class OutputError(ValueError):
+    """An output path that would write over what the command reads: one line naming the option, the
+    path and the input (a ``ValueError``, so the commands' usual handler answers it with exit status 2)."""
+
+
+def refuse_writing_over(
+    option: str,
+    out: Path,
+    reads: Iterable[tuple[Path, str]] = (),
+    *,
+    inside: Iterable[tuple[Path, str]] = (),
+    folder: bool = False,
+) -> None:
+    """Raise :class:`OutputError` when writing ``out`` (given as ``option``) could write over an input.
+
+    ``reads`` are ``(path, what)``: the files and folders the command reads (``what``: "the ladder's
+    database"). ``out`` must not be one of them; a ``folder`` out (one the command writes files in,
+    named after its inputs) must not hold one either. ``inside`` are ``(folder, what)``: folders no
+    output may be, be in or hold (a ladder's: its database, key and records). Paths are compared
+    resolved (symlinks followed, ``..`` collapsed) and, where they exist, by device and inode, so a
+    hard link or a bind mount of an input is the input too.
+    """
+    for path, what in reads:
+        if _same(out, path):
+            raise OutputError(f"{option} {out} is {what}: refusing to write over an input (choose another path)")
+        if folder and _inside(path, out):
+            raise OutputError(
+                f"{option} {out} holds {what} ({path}): refusing to write over an input (choose another path)"
+            )
+    for place, what in inside:
+        if _inside(out, place):
+            where = f"is {what}" if _same(out, place) else f"is in {what} {place}"
+            raise OutputError(f"{option} {out} {where}: refusing to write there (choose a path outside it)")
+        if folder and _inside(place, out):
+            raise OutputError(
+                f"{option} {out} holds {what} {place}: refusing to write over an input (choose another path)"
+            )
+
+
+def _same(a: Path, b: Path) -> bool:
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet): not the same file
+        return False
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    """``path`` is ``folder`` or lies in it: by the resolved paths, or one of the path's existing
+    ancestors is the folder by device and inode (a bind mount of it)."""
+    resolved, place = path.resolve(), folder.resolve()
+    if resolved == place or place in resolved.parents:
+        return True
+    try:
+        wanted = _identity(place)
+    except OSError:  # no such folder: nothing lies in it but what the paths say
+        return False
+    for ancestor in (resolved, *resolved.parents):
+        try:
+            if _identity(ancestor) == wanted:
+                return True
+        except OSError:  # not made yet
+            continue
+    return False
+
+
+def _identity(path: Path) -> tuple[int, int]:
+    found = os.stat(path)
+    return found.st_dev, found.st_ino

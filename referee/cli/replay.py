@@ -28,7 +28,7 @@ from typing import Any
 
 from rich.console import Console
 
-from waraq.referee.cli.arguments import milliseconds, print_error
+from waraq.referee.cli.arguments import milliseconds, print_error, refuse_writing_over
 from waraq.referee.launch import sandbox
 from waraq.referee.launch.bots import BotSpec, Endpoint
 from waraq.referee.match.play import TimeControl
@@ -226,6 +226,7 @@ def _html(console: Console, args: argparse.Namespace) -> int:
     out: Path = args.html
     one = len(args.records) == 1 and not args.records[0].is_dir() and not out.is_dir()
     if one:
+        refuse_writing_over("--html", out, [(args.records[0], "the record read")])
         if not out.parent.is_dir():
             return _usage(f"--html {out}: no folder {out.parent} to write the page in")
         replay = load(args.records[0])
@@ -238,6 +239,8 @@ def _html(console: Console, args: argparse.Namespace) -> int:
     paths = record_paths(args.records)
     if not paths:
         return _usage("no records (*.jsonl, *.jsonl.gz) in " + ", ".join(map(str, args.records)))
+    given = [(g, "a records folder read" if g.is_dir() else "a record read") for g in args.records]
+    refuse_writing_over("--html", out, [*given, *((p, "a record read") for p in paths)], folder=True)
     if out.exists() and not out.is_dir():
         return _usage(f"--html {out}: is a file; with a folder or several records, OUT is a folder for the pages")
     broken: list[Replay] = []  # only these are kept: a ladder's folder holds thousands of records

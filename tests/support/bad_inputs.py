@@ -273,8 +273,14 @@ LADDER = [
          ("not allowed with argument",), ladder()),
     Case("ladder-export-missing-folder", ("ladder", "export", "--csv", "-o", "missing/x.csv", "-C", "L"), 2,
          ("-o missing/x.csv: cannot write it: No such file or directory",), ladder()),
-    Case("ladder-export-to-a-folder", ("ladder", "export", "--json", "-o", "L", "-C", "L"), 2,
-         ("-o L: cannot write it: Is a directory",), ladder()),
+    Case("ladder-export-to-a-folder", ("ladder", "export", "--json", "-o", "D", "-C", "L"), 2,
+         ("-o D: cannot write it: Is a directory",), both(ladder(), a_folder("D"))),
+    Case("ladder-export-onto-the-ladder", ("ladder", "export", "--json", "-o", "L", "-C", "L"), 2,
+         ("-o L is the ladder folder: refusing to write there",), ladder()),
+    Case("ladder-export-over-the-key", ("ladder", "export", "--csv", "-o", "L/ladder.key", "-C", "L"), 2,
+         ("-o L/ladder.key is the ladder's deal key: refusing to write over an input",), ladder()),
+    Case("ladder-report-over-the-database", ("ladder", "report", "--html", "L/ladder.sqlite", "-C", "L"), 2,
+         ("--html L/ladder.sqlite is the ladder's database: refusing to write over an input",), ladder()),
     Case("ladder-export-no-format", ("ladder", "export", "-C", "L"), 2,
          ("one of the arguments --csv --json is required",), ladder()),
     Case("ladder-toml-not-utf8", ("ladder", "show", "-C", "L"), 2, ("L/ladder.toml is not valid TOML: not UTF-8",),
@@ -297,6 +303,8 @@ LADDER = [
 ]
 
 OTHERS = [
+    Case("replay-html-over-its-record", ("replay", "r.jsonl", "--html", "r.jsonl"), 2,
+         ("--html r.jsonl is the record read: refusing to write over an input",), record()),
     Case("no-command", (), 2, ("the following arguments are required: command",)),
     Case("unknown-command", ("duel",), 2, ("invalid choice: 'duel'",)),
     Case("replay-trick-missing", ("replay", "r.jsonl", "--round", "1", "--trick", "99"), 2, ("no trick 99 in round 1",),
