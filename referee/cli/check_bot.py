@@ -19,7 +19,7 @@ from rich.console import Console
 from waraq.referee.cli import doctor
 from waraq.referee.cli.arguments import integer_at_least, milliseconds, print_error
 from waraq.referee.conformance import report as reporting
-from waraq.referee.conformance.check import GAMES, CheckConfig, check
+from waraq.referee.conformance.check import GAMES, CheckConfig, case_ids, check, unknown_cases
 from waraq.referee.launch import built_in
 from waraq.referee.launch.bots import BotSpec
 from waraq.referee.match.play import TimeControl
@@ -70,6 +70,12 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
+    unknown = unknown_cases(args.only or ())
+    if unknown:  # else a typo in CI checks nothing and passes
+        raise ValueError(
+            f"--only {', '.join(unknown)}: {'matches' if len(unknown) == 1 else 'match'} no case "
+            f"(give a case id or its beginning); the cases: {', '.join(case_ids())}"
+        )
     spec = BotSpec.parse(args.bot)
     folder = _folder(args.record)
     config = CheckConfig(

@@ -67,6 +67,8 @@ TIMING_BANK = Case(
 COMPAT = Case("compat.unknown-fields", "answers requests carrying fields it does not know")
 NOTES = Case("notes.size", "keeps each note within 1 KiB")
 SIGTERM = Case("end.sigterm", "exits on SIGTERM within the referee's grace")
+# Judged from the probe of the first process: no stage feeds them (check.case_ids lists the others from the stages).
+PROBED = (STARTUP_READY, STARTUP_HEALTH, HELLO_NAME, HELLO_PROTOCOL, HELLO_GAMES, SIGTERM)
 
 SLUGS = {
     Situation.TRUMP: "trump",

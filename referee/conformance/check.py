@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar, cast
@@ -86,10 +86,31 @@ def plan(pairs: list[tuple[str, int]], config: CheckConfig) -> list[s.Stage]:
     """The stages the wanted cases read (every stage feeds the notes case)."""
     stages: list[s.Stage] = []
     for game, n in pairs:
-        stages += s.hokm_stages(n) if game == "hokm" else s.hand_stages(n)
+        stages += _game_stages(game, n)
     if pairs:
         stages += s.common_stages(*pairs[0])
     return [stage for stage in stages if any(config.wants(case) for case in _fed_by(stage))]
+
+
+def _game_stages(game: str, n: int) -> list[s.Stage]:
+    return s.hokm_stages(n) if game == "hokm" else s.hand_stages(n)
+
+
+def case_ids() -> list[str]:
+    """Every case a check can judge, of every game and player count the referee seats (the probe's and
+    those each stage feeds), in alphabetical order."""
+    found = {case.id for case in c.PROBED}
+    for game, counts in GAMES.items():
+        for n in counts:
+            for stage in [*_game_stages(game, n), *s.common_stages(game, n)]:
+                found |= _fed_by(stage)
+    return sorted(found)
+
+
+def unknown_cases(only: Iterable[str]) -> list[str]:
+    """The ``--only`` values that are no case's id nor the beginning of one (a typo would check nothing)."""
+    known = case_ids()
+    return [prefix for prefix in only if not any(case.startswith(prefix) for case in known)]
 
 
 def _fed_by(stage: s.Stage) -> set[str]:

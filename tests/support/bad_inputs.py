@@ -305,6 +305,8 @@ LADDER = [
 OTHERS = [
     Case("replay-html-over-its-record", ("replay", "r.jsonl", "--html", "r.jsonl"), 2,
          ("--html r.jsonl is the record read: refusing to write over an input",), record()),
+    Case("check-bot-only-unknown", ("check-bot", "random", "--only", "hokm-4.bamm"), 2,
+         ("--only hokm-4.bamm: matches no case", "hokm-4.bam,")),
     Case("no-command", (), 2, ("the following arguments are required: command",)),
     Case("unknown-command", ("duel",), 2, ("invalid choice: 'duel'",)),
     Case("replay-trick-missing", ("replay", "r.jsonl", "--round", "1", "--trick", "99"), 2, ("no trick 99 in round 1",),
