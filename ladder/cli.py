@@ -169,9 +169,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace, console: Console) -> int:
-    """Run one ladder command: 0 done, 2 a bad folder, file or option, 1 a disk or database that failed."""
+    """Run one ladder command: 0 done, 2 a bad folder, file or option, 1 a disk or database that failed
+    (or a cluster that is not there)."""
     try:
         return COMMANDS[args.ladder_command](args, console)
+    except cluster.Unreachable as error:  # a well-formed --ray where nothing listens: the run cannot begin
+        print_error(str(error))
+        return 1
     except (ConfigError, StoreError, RulesError, ClusterError) as error:
         print_error(str(error))
         return 2
