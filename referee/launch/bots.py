@@ -230,9 +230,21 @@ class Endpoint:
             if address is not None:
                 self.address = address
                 return
-            if process.returncode is not None:
-                return  # _wait_healthy says how it ended
+            await self._raise_if_exited()
             await asyncio.sleep(0.02)
+
+    async def _raise_if_exited(self) -> None:
+        """The ``exited_at_startup`` fault, once a launched bot has ended before it was ready."""
+        process = self.process
+        if process is None or process.returncode is None:
+            return
+        limit = self.limit_hit()
+        raise Fault(
+            FaultCode.EXITED_AT_STARTUP,
+            f"{self.spec} exited with status {process.returncode} before it was ready"
+            + (f" ({limit})" if limit else "")
+            + await self._log_tail(),
+        )
 
     async def _ended_by_limit(self) -> str | None:
         """Once the launched bot has ended (a broken stream comes first), the limit that ended it."""
@@ -254,14 +266,7 @@ class Endpoint:
         """Poll the standard health service; a bot without it is ready once it answers Hello."""
         health = health_pb2_grpc.HealthStub(self._channel)
         while True:
-            if self.process is not None and self.process.returncode is not None:
-                limit = self.limit_hit()
-                raise Fault(
-                    FaultCode.EXITED_AT_STARTUP,
-                    f"{self.spec} exited with status {self.process.returncode} before it was ready"
-                    + (f" ({limit})" if limit else "")
-                    + await self._log_tail(),
-                )
+            await self._raise_if_exited()
             try:
                 reply = await health.Check(health_pb2.HealthCheckRequest(service=""), timeout=1.0)
                 # None: bytes that are no HealthCheckResponse (gRPC logs them), which is not serving
