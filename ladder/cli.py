@@ -6,7 +6,7 @@
                           (SPEC: random, heuristic, a command with {port}, host:port)
     waraq ladder remove NAME
     waraq ladder run [--matches N | --more N | --until-stable] [--concurrency K] [--confidence P] [--margin E]
-                     [--cap N] [--ray ADDRESS|auto]
+                     [--cap N] [--ray ADDRESS|auto] [--new-key]
     waraq ladder show [--pairs] [--all] [--bootstrap] [--figures] [--plot]
     waraq ladder report --html OUT.html [--all]
     waraq ladder export (--csv | --json) [--table standings|pairs|matches|ratings] [-o FILE]
@@ -125,6 +125,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     run_.add_argument("--cap", type=int, help="--until-stable: at most this many matches in all")
     run_.add_argument("--quiet", action="store_true", help="no live view; only the summary")
+    run_.add_argument(
+        "--new-key",
+        action="store_true",
+        help="the ladder's ladder.key is gone: make a new one and go on (boards begun under the lost key get "
+        "other cards in their other rooms)",
+    )
     cluster.add_option(run_)
 
     show = commands.add_parser(
@@ -236,18 +242,22 @@ def _reinstate(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
-def _target(args: argparse.Namespace, ladder: folder.Ladder) -> ledger.Target:
-    settings = ladder.config.run
-    confidence = args.confidence if args.confidence is not None else settings.confidence
-    if not 0.5 <= confidence < 1:
-        raise ConfigError(f"--confidence {confidence}: expected a number in [0.5, 1)")
-    margin = args.margin if args.margin is not None else settings.margin
-    if not margin > 0:
-        raise ConfigError(f"--margin {margin}: expected a number of Elo > 0")
+def _check_run_options(args: argparse.Namespace) -> None:
+    """`ladder run`'s options, before the ladder is opened: a run refused changes nothing."""
+    if args.confidence is not None and not 0.5 <= args.confidence < 1:
+        raise ConfigError(f"--confidence {args.confidence}: expected a number in [0.5, 1)")
+    if args.margin is not None and not args.margin > 0:
+        raise ConfigError(f"--margin {args.margin}: expected a number of Elo > 0")
     for flag in ("matches", "more", "cap", "concurrency"):
         value = getattr(args, flag)
         if value is not None and value < 1:
             raise ConfigError(f"--{flag} {value}: expected an integer >= 1")
+
+
+def _target(args: argparse.Namespace, ladder: folder.Ladder) -> ledger.Target:
+    settings = ladder.config.run  # its values were checked as ladder.toml was read; the options by _check_run_options
+    confidence = args.confidence if args.confidence is not None else settings.confidence
+    margin = args.margin if args.margin is not None else settings.margin
     store = ladder.store
     if args.matches is not None:
         return ledger.Target(args.matches)
@@ -264,6 +274,7 @@ def _target(args: argparse.Namespace, ladder: folder.Ladder) -> ledger.Target:
 
 def _run(args: argparse.Namespace, console: Console) -> int:
     cluster.check(args.ray)  # no Ray, no start
+    _check_run_options(args)
     with folder.open_ladder(args.dir) as ladder:
         try:
             return _play(args, console, ladder)
@@ -292,8 +303,13 @@ def _halted(args: argparse.Namespace, ladder: folder.Ladder, error: RecordError 
 
 
 def _play(args: argparse.Namespace, console: Console, ladder: folder.Ladder) -> int:
-    """`ladder run` on an open ladder: the goal stored, the matches played, the summary printed."""
+    """`ladder run` on an open ladder: the goal stored, the matches played, the summary printed.
+
+    Everything that can refuse the run is checked before the goal is stored: a refused run changes nothing."""
     target = _target(args, ladder)
+    _, made = key_file.ensure(ladder.folder, ladder.store, new_key=args.new_key)  # the key's problems refuse here
+    if made is not None:
+        console.print(made, style="yellow", highlight=False, soft_wrap=True, markup=False)
     with ladder.store.transaction():
         ladder.store.set_meta("target", target.to_text())
     concurrency = args.concurrency or ladder.config.run.concurrency

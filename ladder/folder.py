@@ -74,8 +74,12 @@ def init(
     cfg.parse(cfg.tomllib.loads(cfg.dumps(config)))  # a bad combination fails before anything is made
     folder.mkdir(parents=True, exist_ok=True)
     (folder / cfg.RECORDS).mkdir(exist_ok=True)
-    Store.create(folder / cfg.DATABASE).close()
-    key_file.create(folder, deal_key)
+    store = Store.create(folder / cfg.DATABASE)
+    try:
+        key_file.create(folder, deal_key)
+        key_file.made_at(store)  # every match of this ladder is dealt under its key
+    finally:
+        store.close()
     cfg.save(folder, config)
     return folder
 

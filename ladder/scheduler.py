@@ -120,12 +120,9 @@ class Scheduler:
         self.uses: dict[asyncio.Task, list[Endpoint]] = {}
         self.tasks: dict[asyncio.Task, Planned] = {}
         self.wake = asyncio.Event()
-        self.deal_key, made = key_file.ensure(folder)
-        if made:
-            self.note(
-                f"this ladder had no deal key: made {folder / key_file.KEY_FILE}, and every match from now on "
-                "is dealt under it (docs/security.md)"
-            )
+        self.deal_key, made = key_file.ensure(folder, store)  # `waraq ladder run` made it already, if it had to
+        if made is not None:
+            self.note(made)
 
     # -- bots ------------------------------------------------------------------------------
 

@@ -524,6 +524,12 @@ class Store:
         )
         return DONE if status == PLANNED else CANCELLED
 
+    def played_records(self) -> list[tuple[str, str]]:
+        """(record, finished_at) of every match whose result was stored, the latest first."""
+        return self.db.execute(
+            "SELECT record, finished_at FROM matches WHERE finished_at IS NOT NULL ORDER BY finished_at DESC, id DESC"
+        ).fetchall()
+
     def status_of(self, match_id: int) -> str:
         row = self.db.execute("SELECT status FROM matches WHERE id = ?", (match_id,)).fetchone()
         if row is None:
