@@ -69,14 +69,14 @@ def bare(mode: sandbox.Isolation) -> float:
     return took * 1000
 
 
-async def decisions_per_second(mode: sandbox.Isolation, games: int, concurrency: int) -> float:
+async def decisions_per_second(mode: sandbox.Isolation, games: int, concurrency: int, cpus: int) -> float:
     config = RunConfig(
         rules=HokmRules(),
         bots=[BotSpec.parse("random")] * 4,
         games=games,
         concurrency=concurrency,
         time_control=TimeControl(startup_ms=60_000),
-        confinement=sandbox.Config(mode=mode),
+        confinement=sandbox.Config(mode=mode, limits=sandbox.Limits(cpus=cpus)),
     )
     ended: list[tuple[float, int]] = []  # from the first match's end to the last's: no start-up in it
     report = await run(config, on_outcome=lambda o: ended.append((time.perf_counter(), o.decisions)))
@@ -132,7 +132,7 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=2, help="matches at once in the decisions-per-second run")
     parser.add_argument("--matches", type=int, default=6, help="hog: matches with the hog, and as many without")
     parser.add_argument("--processes", type=int, default=30, help="hog: spinning processes the hog starts")
-    parser.add_argument("--cpus", type=int, default=sandbox.Limits.cpus, help="hog: every bot's CPU quota")
+    parser.add_argument("--cpus", type=int, default=sandbox.Limits.cpus, help="every bot's CPU quota")
     parser.add_argument("--no-share", action="store_true", help="hog: no cpu cgroup, as before issue 30")
     args = parser.parse_args()
     support = sandbox.probe()
@@ -169,7 +169,8 @@ def main() -> int:
     rates: dict[sandbox.Isolation, list[float]] = {}
     for _ in range(max(1, args.rounds // 2)):
         for mode in MODES:
-            rates.setdefault(mode, []).append(asyncio.run(decisions_per_second(mode, args.games, args.concurrency)))
+            rate = asyncio.run(decisions_per_second(mode, args.games, args.concurrency, args.cpus))
+            rates.setdefault(mode, []).append(rate)
     off, on = (statistics.median(rates[m]) for m in MODES)
     print(
         f"\ndecisions/s, 4 random bots, {args.concurrency} matches at once: "
