@@ -184,7 +184,10 @@ def test_a_socket_link_to_a_host_socket_is_refused(tmp_path):
 
 
 def test_the_socket_folder_is_small_and_nothing_of_it_is_on_the_host(tmp_path):
-    before = set(Path("/tmp").glob("waraq-bot-*"))
+    # This process is the referee: an unconfined bot's folder would be named after it, a confined
+    # bot's is inside its sandbox (other tests' referees, at once, name theirs after themselves).
+    mine = f"{sandbox.UNCONFINED_PREFIX}{os.getpid()}-*"
+    before = set(Path("/tmp").glob(mine))
     random_ = BotSpec.parse("random")
     bad = hostile("--fill-socket-folder")
     outcome = play([random_, bad, random_, random_], tmp_path / "records", cwd=tmp_path).outcomes[0]
@@ -192,7 +195,7 @@ def test_the_socket_folder_is_small_and_nothing_of_it_is_on_the_host(tmp_path):
     result, _, written = found["fill socket folder"].partition(" after ")
     assert result == "blocked: ENOSPC" and int(written.split()[0]) <= sandbox.SOCKET_FOLDER_BYTES
     assert (outcome.reason, outcome.faults) == ("score", [])
-    assert {p for p in Path("/tmp").glob("waraq-bot-*") if p.is_dir()} - before == set()
+    assert set(Path("/tmp").glob(mine)) - before == set()
 
 
 def test_an_unconfined_bots_socket_folder_left_by_a_killed_referee_is_swept(tmp_path):
