@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import TEST_BOTS
+from tests.support.sandboxed import processes_with
 from waraq.referee.launch import sandbox
 from waraq.referee.launch.bots import STOP_GRACE_S, BotSpec, Ending, Endpoint, StopReport
 from waraq.referee.match.faults import FaultCode
@@ -47,20 +48,6 @@ def start_and_stop(spec: BotSpec, confinement: sandbox.Config, folder: Path) -> 
         return endpoint, await endpoint.stop()
 
     return asyncio.run(go())
-
-
-def host_processes_with(token: str) -> list[int]:
-    """Host pids whose command line holds ``token`` as one of its words."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                argv = (entry / "cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if token.encode() in argv:
-                found.append(int(entry.name))
-    return found
 
 
 @pytest.mark.parametrize(("where", "listen"), [("sandboxed", "port"), ("sandboxed", "socket"), ("unconfined", "port")])
@@ -94,9 +81,9 @@ def test_a_bot_that_ignores_sigterm_is_killed_when_the_grace_is_over(where, tmp_
     assert report.returncode == -9  # the SIGKILL, to bubblewrap's process or to the bot's own
     assert STOP_GRACE_S * 1000 <= report.ms < STOP_GRACE_S * 1000 + 1000
     deadline = time.monotonic() + 10  # a sandbox's processes end with their namespace, a moment later
-    while host_processes_with(token) and time.monotonic() < deadline:
+    while processes_with(token) and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert host_processes_with(token) == []
+    assert processes_with(token) == []
 
 
 @pytest.mark.parametrize("where", CONFINEMENTS)
