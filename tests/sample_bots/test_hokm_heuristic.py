@@ -86,7 +86,7 @@ LEGALITY_CONFIGS = [
 ]
 
 
-@pytest.mark.parametrize("keys, kinds", LEGALITY_CONFIGS, ids=lambda v: str(v))
+@pytest.mark.parametrize("keys, kinds", LEGALITY_CONFIGS, ids=lambda v: str(sorted(v) if isinstance(v, set) else v))
 def test_always_returns_a_legal_action(keys, kinds):
     # Seats mix heuristic and random players, so the bot meets many kinds of
     # positions; every seat is the bot in some match. Checked asserts legality.
