@@ -65,7 +65,8 @@ def iter_replay(
             _no_such_event(state, recorded)
         try:
             action = action_from_json(event.get("kind", ""), event.get("action"))
-            if event.get("seat") != state.to_act or event.get("kind") != state.kind:
+            # type(): 1.0 and True equal 1 in Python, and a seat indexes lists further on.
+            if type(event.get("seat")) is not int or event["seat"] != state.to_act or event.get("kind") != state.kind:
                 raise ReplayError(
                     f"event {index + 1} (round {event.get('round')}): the record has seat "
                     f"{event.get('seat')} deciding {event.get('kind')}, the rules ask seat "

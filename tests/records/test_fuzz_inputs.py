@@ -145,6 +145,20 @@ def test_a_real_record_with_fields_changed_dropped_and_lines_moved(tmp_path, rea
     reads_cleanly(path)
 
 
+@pytest.mark.parametrize("seat", [1.0, True], ids=["float", "bool"])
+def test_a_seat_equal_to_a_number_but_no_whole_number_is_a_broken_record_not_a_crash(tmp_path, real_events, seat):
+    """The fuzzer's find: a decision's seat of 1.0 passed for 1 (Python calls them equal), and the
+    walk then indexed a list with it. A seat is a whole number, or the record says where it breaks."""
+    events = [dict(e) for e in real_events]
+    first = next(i for i, e in enumerate(events) if e["type"] == "decision" and e["seat"] == 1)
+    events[first]["seat"] = seat
+    path = tmp_path / "r.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in events))
+    reads_cleanly(path)
+    replay = load(path)
+    assert not replay.ok and f"the record has seat {seat}" in replay.problem, replay.problem
+
+
 # -- rules files and ladder.toml -----------------------------------------------------------------
 
 toml_scalars = st.one_of(
