@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.support.browser import Browser
+
+pytestmark = pytest.mark.system("chromium")  # Debian's Chromium opens the pages
 
 
 def test_a_page_from_disk_runs_and_a_request_it_makes_is_seen(browser: Browser, tmp_path):

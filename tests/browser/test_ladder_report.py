@@ -20,6 +20,8 @@ from waraq.ladder import folder, report_html, table
 from waraq.ladder.cli import describe
 from waraq.referee.replay.walk import load
 
+pytestmark = pytest.mark.system("chromium")  # Debian's Chromium opens the pages
+
 
 @pytest.fixture(scope="module")
 def written(tmp_path_factory) -> tuple[Path, Path, list[str]]:

@@ -43,6 +43,8 @@ from waraq.referee.match.play import referee_error_result
 from waraq.referee.replay.html.write import write_page
 from waraq.referee.replay.walk import Replay, Step, load
 
+pytestmark = pytest.mark.system("chromium")  # Debian's Chromium opens the pages
+
 HOSTILE_NOTE = "</script><script>alert(1)</script> <!-- & \"quoted\""
 # What the page shows now, read through its DOM (see the contract above).
 SNAPSHOT = """() => ({

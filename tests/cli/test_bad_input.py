@@ -55,7 +55,7 @@ def test_every_case_has_its_own_name():
     assert len({c.id for c in CASES}) == len(CASES)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id, marks=pytest.mark.system(*c.system)) for c in CASES])
 def test_a_bad_input_is_one_clear_line_and_a_failing_exit_status(case, answers):
     answer = answers[case.id]
     said = answer.stdout + answer.stderr

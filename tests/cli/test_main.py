@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from waraq.bots.hokm_random import RandomPlayer
 from waraq.referee.games.hokm.rules import PRESETS
 from waraq.referee.match.inprocess import play_match
@@ -59,6 +61,7 @@ def test_rules_prints_every_key_and_the_hash():
         assert f'"{key}"' in run.stdout
 
 
+@pytest.mark.slow
 def test_match_plays_over_grpc_and_says_where_the_records_are(tmp_path):
     run = subprocess.run(
         [str(Path(sys.executable).with_name("waraq")), "match", "--bots", "random", "--rules", "short",

@@ -74,6 +74,7 @@ def clean(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess[str]]:
     return here, run
 
 
+@pytest.mark.system("sandbox")  # unconfined, the run warns on stderr
 def test_a_clean_run_exits_0_and_prints_only_its_json(clean):
     _, run = clean
     assert run.returncode == 0, run.stderr
@@ -83,6 +84,7 @@ def test_a_clean_run_exits_0_and_prints_only_its_json(clean):
     assert len(found["fresh_deal_key"]) == 64  # no key was given: the fresh one, to play the deals again
 
 
+@pytest.mark.slow
 def test_the_json_says_how_the_run_was_made(clean):
     _, run = clean
     assert summary(run)["run"] == {
@@ -155,6 +157,7 @@ def test_the_same_run_continued_keeps_every_match_says_so_and_tells_no_key(clean
 # --- faults and the exit status ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_forfeit_exits_1_and_the_json_holds_its_fault(tmp_path):
     # Seat 1 answers its first PLAY with the card '11X' (tests/bots/misbehaving.py): under forfeit,
     # its side loses at once, in round 1. It holds seat 1 alone, so its is the one fault.

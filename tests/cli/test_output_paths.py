@@ -147,6 +147,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_an_output_onto_an_input_is_one_line_exit_2_and_nothing_is_written(case, here, capsys, monkeypatch):
     if case.setup is not None:
@@ -164,7 +165,7 @@ def test_an_output_onto_an_input_is_one_line_exit_2_and_nothing_is_written(case,
     assert main(["ladder", "show", "-C", "L"]) == 0
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="a bind mount needs root (CI runs as root)")
+@pytest.mark.system("root")  # a bind mount needs root (CI runs as root)
 @pytest.mark.parametrize(
     ("args", "says"),
     [

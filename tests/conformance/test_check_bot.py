@@ -56,6 +56,7 @@ def statuses(report: dict[str, Any], status: str) -> set[str]:
     return {case["id"] for case in report["cases"] if case["status"] == status}
 
 
+@pytest.mark.slow
 def test_the_random_bot_passes_every_case_of_both_games(tmp_path: Path) -> None:
     run, report = check_bot("random", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
@@ -72,6 +73,7 @@ def test_the_random_bot_passes_every_case_of_both_games(tmp_path: Path) -> None:
     assert report["seconds"] < 60
 
 
+@pytest.mark.slow
 def test_the_heuristic_passes_and_meets_hands_every_situation(tmp_path: Path) -> None:
     run, report = check_bot("heuristic", "--players", "4", "--players", "2", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
@@ -127,6 +129,7 @@ def broken_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[
         return dict(zip(BROKEN, pool.map(one, BROKEN), strict=True))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(BROKEN))
 def test_each_broken_bot_fails_its_own_case_and_no_other(
     name: str, broken_reports: dict[str, tuple[int, dict[str, Any]]]
@@ -141,6 +144,7 @@ def test_each_broken_bot_fails_its_own_case_and_no_other(
             assert Path(case["record"]).is_file() and case["replay"].startswith("waraq replay ")
 
 
+@pytest.mark.slow
 def test_a_failed_case_names_a_replay_that_shows_its_fault(tmp_path: Path) -> None:
     spec = f"{MISBEHAVING} bad_seq --kinds REDEAL --at 1 --unix {{socket}}"
     run, report = check_bot(spec, "--game", "hokm", "--players", "3", "--only", "hokm-3.redeal", cwd=tmp_path)
@@ -181,6 +185,7 @@ def test_a_record_folder_of_other_files_is_refused_with_one_line(tmp_path: Path)
     assert (tmp_path / "notes.txt").read_text() == "mine"
 
 
+@pytest.mark.system("sandbox")  # unconfined, the check warns on stderr
 def test_a_full_disk_stops_the_check_with_one_line_naming_the_record(small_disk: Any) -> None:
     record = small_disk.path / "check"
     record.mkdir()

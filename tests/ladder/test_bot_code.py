@@ -88,6 +88,7 @@ sys.exit(server.main(["random", *args]))
 """
 
 
+@pytest.mark.slow
 def test_a_log_the_bot_writes_is_no_new_version_but_a_changed_script_is(tmp_path):
     (tmp_path / "bot.py").write_text(BOT)
     (tmp_path / "bot.log").write_text("")

@@ -82,6 +82,7 @@ def files_of(path: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in path.iterdir() if p.name.startswith("ladder.sqlite")}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [("show",), ("show", "--pairs"), ("run", "--matches", "10", "--quiet")])
 def test_show_and_run_say_the_database_is_damaged_in_one_line_and_show_writes_nothing(damaged, command):
     path, says = damaged

@@ -218,6 +218,7 @@ def waraq(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_ladder_init_game_hand_takes_the_hand_presets(tmp_path):
     made = waraq("ladder", "init", str(tmp_path / "h"), "--game", "hand", "--rules", "three", "--seed", "9")
     assert made.returncode == 0, made.stderr
@@ -267,6 +268,7 @@ def three_player(tmp_path_factory) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_every_match_of_a_hand_ladder_is_rated_and_its_record_complete(three_player):
     matches = rows(three_player, "SELECT id, status, reason, record, winners, score FROM matches ORDER BY id")
     assert len(matches) == 6
@@ -310,6 +312,7 @@ def test_a_duplicate_deal_deals_the_same_decks_with_the_bots_moved_on(three_play
     assert first_decks[0] != first_decks[1]
 
 
+@pytest.mark.slow
 def test_the_board_and_export_show_the_hand_ladder(three_player):
     shown = waraq("ladder", "show", "--pairs", "-C", str(three_player))
     assert shown.returncode == 0, shown.stderr
@@ -322,6 +325,7 @@ def test_the_board_and_export_show_the_hand_ladder(three_player):
     assert sum(s["matches"] for s in data["standings"]) == 18  # 6 matches, 3 seats each
 
 
+@pytest.mark.slow
 def test_a_partnership_ladder_rates_two_teams(tmp_path):
     """Two bots, each partnering itself: a deal played twice, the teams swapped."""
     rules = hand_rules({"preset": "partners", "rounds": 1})

@@ -120,6 +120,7 @@ REFUSALS: dict[str, tuple[Callable[[Path], None], tuple[str, ...], tuple[str, ..
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(REFUSALS))
 def test_a_refused_run_says_why_in_one_line_and_changes_nothing(played, tmp_path, case):
     breaks, options, says = REFUSALS[case]
@@ -134,6 +135,7 @@ def test_a_refused_run_says_why_in_one_line_and_changes_nothing(played, tmp_path
     assert meta(path)["target"].startswith("matches 2 ")
 
 
+@pytest.mark.slow
 def test_a_key_gone_after_keyed_matches_goes_on_under_a_new_key_only_when_asked(played, tmp_path):
     path = copy(played, tmp_path)
     old = key_file.read(path)
@@ -162,6 +164,7 @@ def test_a_ladder_from_before_the_database_said_so_is_judged_by_its_records(play
     assert "L/ladder.key is missing, but this ladder played matches under it" in line
 
 
+@pytest.mark.slow
 def test_a_ladder_older_than_keys_that_played_matches_still_gets_one(played, tmp_path):
     path = copy(played, tmp_path)
     set_meta(path, key_file.KEYED_SINCE, None)

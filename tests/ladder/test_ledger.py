@@ -119,6 +119,7 @@ def dump(store: Store) -> tuple:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bots", [4, 5])  # 5: with the crasher, suspended on the way
 def test_any_arrival_order_and_any_kill_end_in_the_same_database(tmp_path, bots):
     target = ledger.Target(60)
@@ -284,6 +285,7 @@ def known_strengths(match: Planned) -> Outcome:
     return Outcome(match.id, "score", (side, side + 2), (1, 0) if side == 0 else (0, 1), (), (), 50, 0.1)
 
 
+@pytest.mark.slow
 def test_until_stable_plans_for_the_open_pairs_and_stops_far_below_the_cap_with_the_copies_tied(tmp_path):
     # Each bot partners itself, so a match is one pair. Matchmaking without the rule's verdicts put the
     # copies against each other in 1,940 of the cap's 2,000 matches (1,956 on a second seed): equal bots are
@@ -338,6 +340,7 @@ def test_rho_and_the_effective_matches_of_a_board_measure_the_card_luck(tmp_path
     assert found.effective_matches() == pytest.approx(3.1, abs=0.8)
 
 
+@pytest.mark.slow
 def test_the_fitted_beta_is_small_when_the_ratings_predict_the_results_and_large_when_only_luck_does(tmp_path):
     predictable = make_ladder(tmp_path / "strength", bots=4)  # fake_outcome: the higher ids' side, mostly
     simulate(predictable, ledger.Target(200), 2, random.Random(2))

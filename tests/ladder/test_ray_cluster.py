@@ -151,6 +151,7 @@ def rated(path: Path) -> int:
 # --- a worker killed mid-match ----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_match_costs_that_match_a_rerun_and_nothing_else(cluster, reference, tmp_path):
     path = make(tmp_path / "ray", BOTS)
     killed: list[int] = []
@@ -185,6 +186,7 @@ def waraq(*args: str) -> list[str]:
     return [PYTHON, "-m", "waraq.referee.cli.main", *args]
 
 
+@pytest.mark.slow
 def test_the_head_killed_with_sigkill_resumes_and_ends_as_the_local_ladder(cluster, reference, tmp_path):
     path = make(tmp_path / "head", BOTS)
     options = ("--matches", f"{MATCHES}", "--concurrency", "2", "--quiet")
@@ -222,6 +224,7 @@ def test_the_head_killed_with_sigkill_resumes_and_ends_as_the_local_ladder(clust
 # --- bots on workers ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_bot_that_cannot_start_on_a_worker_faults_startup_naming_the_worker(cluster, tmp_path):
     """The worker's task starts the match's bots; one that exits at start-up is a STARTUP fault there."""
     path = make(tmp_path / "startup", {"heuristic": "heuristic", "broken": CANNOT_START})
@@ -248,6 +251,7 @@ def test_a_bot_that_cannot_start_on_a_worker_faults_startup_naming_the_worker(cl
     assert b'"STARTUP"' in played.record  # the record the head writes holds the fault too
 
 
+@pytest.mark.slow
 def test_a_bot_that_cannot_start_on_the_cluster_is_suspended_naming_the_worker(cluster, tmp_path):
     path = make(tmp_path / "suspended", {**BOTS, "broken": CANNOT_START})
     state = play(path, cluster, matches=4)
@@ -261,6 +265,7 @@ def test_a_bot_that_cannot_start_on_the_cluster_is_suspended_naming_the_worker(c
 # --- waraq versus ------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_versus_on_the_cluster_plays_the_boards_of_the_same_command_run_here(cluster, tmp_path, capsys, monkeypatch):
     """`waraq versus --ray` decides on the same boards as without it: its matches are the same matches."""
     monkeypatch.setattr(secret_deals, "new_key", lambda: DEAL_KEY)  # both folders' decks under one key
@@ -300,6 +305,7 @@ def test_ray_asked_for_without_ray_installed_is_one_line_naming_the_extra(comman
     assert after == before  # nothing was started, planned or made
 
 
+@pytest.mark.slow
 def test_without_ray_asked_for_nothing_of_ray_is_imported(tmp_path):
     path = make(tmp_path / "local", BOTS)
     code = (

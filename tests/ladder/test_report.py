@@ -39,6 +39,7 @@ def gathered(played) -> report.Report:
 # --- what the report gathers -----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_report_holds_the_rows_ladder_show_prints_and_every_match_played(played, gathered):
     with folder.open_ladder(played, readonly=True) as ladder:
         rows = table.standings(ladder.store, ladder.config)
@@ -168,6 +169,7 @@ def test_a_ladder_with_no_results_gets_a_report_that_says_so(tmp_path):
     assert not (tmp_path / "new-replays").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", ["missing", "no database", "garbage database"])
 def test_a_missing_or_damaged_ladder_is_one_line_naming_it_and_exit_2(tmp_path, damage):
     path = tmp_path / "ladder"

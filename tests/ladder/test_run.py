@@ -106,6 +106,7 @@ def reference(tmp_path_factory) -> Path:
 # --- duplicate deals ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_duplicate_pair_plays_the_same_decks_with_the_teams_swapped(reference):
     pairs = db_rows(reference, "SELECT deal, GROUP_CONCAT(record, ' ') FROM matches GROUP BY deal ORDER BY deal")
     assert len(pairs) == 20
@@ -132,6 +133,7 @@ def hands_by_round(events: list[dict], rules) -> list[list[list[str]]]:
     return out
 
 
+@pytest.mark.slow
 def test_every_round_of_a_board_deals_each_seat_the_same_hands_in_both_rooms_whoever_is_hakem(tmp_path):
     rules = PRESETS["classic"].replace(target_score=3)
     path = make(tmp_path / "rounds", {"random": "random", "heuristic": "heuristic"}, rules=rules)
@@ -177,6 +179,7 @@ def wait_for(runner: subprocess.Popen, path: Path, rated: int, in_flight: bool =
     raise AssertionError(f"the run did not reach {rated} rated matches in 60 s")
 
 
+@pytest.mark.slow
 def test_a_run_killed_with_sigkill_and_run_again_ends_as_an_uninterrupted_run(reference, tmp_path):
     path = make(tmp_path / "killed", FOUR_BOTS)
     runner = subprocess.Popen(
@@ -228,6 +231,7 @@ def test_a_run_killed_with_sigkill_and_run_again_ends_as_an_uninterrupted_run(re
     check_invariants(path / "ladder.sqlite")
 
 
+@pytest.mark.slow
 def test_ctrl_c_lets_the_matches_in_flight_finish_and_run_again_continues(reference, tmp_path):
     path = make(tmp_path / "interrupted", FOUR_BOTS)
     runner = subprocess.Popen(
@@ -261,6 +265,7 @@ def test_ctrl_c_lets_the_matches_in_flight_finish_and_run_again_continues(refere
 # --- faults ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_bot_that_crashes_at_start_is_suspended_and_the_others_play_on(tmp_path):
     crasher = f'{PYTHON} -c "import sys; sys.exit(3)" {{port}}'
     path = make(tmp_path / "crash", {"random": "random", "heuristic": "heuristic", "crasher": crasher})
@@ -275,6 +280,7 @@ def test_a_bot_that_crashes_at_start_is_suspended_and_the_others_play_on(tmp_pat
     assert "suspended" in show.stdout and "crasher suspended: did not start" in show.stdout
 
 
+@pytest.mark.slow
 def test_a_bot_that_crashes_again_and_again_is_suspended_with_the_reason(tmp_path):
     # It exits at its 3rd decision of every match, and is started again each time until suspended.
     exits = f"{PYTHON} {MISBEHAVING} exit --at 3 --port {{port}}"
@@ -295,6 +301,7 @@ def test_a_bot_that_crashes_again_and_again_is_suspended_with_the_reason(tmp_pat
 # --- three players, until stable ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_three_players_rotate_every_seat_on_one_deal_and_rate_a_free_for_all(tmp_path):
     rules = PRESETS["three"].replace(target_score=1)
     path = make(tmp_path / "three", {"random": "random", "heuristic": "heuristic", "r2": RANDOM_COMMAND}, rules=rules)
@@ -316,6 +323,7 @@ def test_three_players_rotate_every_seat_on_one_deal_and_rate_a_free_for_all(tmp
         assert db_rows(path, f"SELECT COUNT(*) FROM ratings WHERE match_id = {match_id}") == [(rows,)]
 
 
+@pytest.mark.slow
 def test_until_stable_orders_heuristic_above_random_and_says_so(tmp_path):
     bots = {"random": "random", "heuristic": "heuristic"}
     path = make(tmp_path / "stable", bots, rules=PRESETS["two"].replace(target_score=2))
@@ -326,6 +334,7 @@ def test_until_stable_orders_heuristic_above_random_and_says_so(tmp_path):
     assert [r["bot"] for r in table] == ["heuristic", "random"] and table[0]["vs_next"] == "above"
 
 
+@pytest.mark.slow
 def test_until_stable_stops_at_the_cap_when_two_bots_cannot_be_told_apart(tmp_path):
     path = make(
         tmp_path / "cap", {"random": "random", "r2": RANDOM_COMMAND}, rules=PRESETS["two"].replace(target_score=1)
@@ -339,6 +348,7 @@ def test_until_stable_stops_at_the_cap_when_two_bots_cannot_be_told_apart(tmp_pa
 # --- the command line ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_show_pairs_and_export(reference, tmp_path):
     show = waraq("ladder", "show", "--pairs", "-C", str(reference))
     assert show.returncode == 0, show.stderr
@@ -359,6 +369,7 @@ def test_show_pairs_and_export(reference, tmp_path):
     assert lines[0].startswith("id,batch,deal,position,seed,record,status") and len(lines) == 41
 
 
+@pytest.mark.slow
 def test_init_add_remove_from_the_command_line(tmp_path):
     path = tmp_path / "cli"
     made = waraq("ladder", "init", str(path), "--rules", "two", "--seed", "3")
@@ -377,6 +388,7 @@ def test_init_add_remove_from_the_command_line(tmp_path):
     assert "h is back: h, the same version, keeps its rating" in back.stdout, back.stdout + back.stderr
 
 
+@pytest.mark.slow
 def test_a_new_version_of_a_bot_is_a_new_entry_unless_told_otherwise(tmp_path):
     bot = tmp_path / "mybot.py"
     bot.write_text("import sys\nfrom waraq.bots import server\nsys.exit(server.main(['random', *sys.argv[1:]]))\n")

@@ -55,6 +55,7 @@ def public_values(value: Any) -> list[Any]:
     return [value] if isinstance(value, (str, int)) and not isinstance(value, bool) else []
 
 
+@pytest.mark.slow
 def test_no_field_of_fifty_published_records_predicts_the_next_deal(ladder_run):
     played = records_of(ladder_run / "records")
     published, later = played[:50], played[50:]
@@ -109,6 +110,7 @@ def test_a_key_file_is_made_private_whatever_the_umask(tmp_path):
     assert "ladder.key" in made.stdout  # the person is told it is there and to keep it
 
 
+@pytest.mark.slow
 def test_a_ladder_older_than_keys_gets_one_and_deals_its_planned_matches_under_it(tmp_path):
     path = tmp_path / "old"
     folder.init(path, RULES, seed=8)

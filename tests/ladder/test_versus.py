@@ -46,6 +46,7 @@ def rows(folder: Path, query: str) -> list[tuple]:
         db.close()
 
 
+@pytest.mark.slow
 def test_a_stronger_bot_is_accepted_as_stronger_and_every_board_is_recorded(tmp_path):
     where = tmp_path / "h-r"
     done = versus("heuristic", "random", "--rules", "two", "--dir", str(where), "--sprt", "0", "100", "0.05", "0.05")
@@ -67,6 +68,7 @@ def test_a_stronger_bot_is_accepted_as_stronger_and_every_board_is_recorded(tmp_
     assert [s["bot"] for s in first["seats"]] == list(reversed([s["bot"] for s in second["seats"]]))
 
 
+@pytest.mark.slow
 def test_two_copies_of_one_bot_accept_the_null_hypothesis_and_exit_1(tmp_path, short_two):
     where = tmp_path / "r-r"
     # An SPRT of α 0.1 accepts H1 between two copies in up to one run in ten: this is one run, pinned
@@ -91,6 +93,7 @@ def played(folder: Path) -> list[tuple]:
     return out
 
 
+@pytest.mark.slow
 def test_the_same_seed_and_deal_key_play_the_same_boards_and_verdict_in_a_new_folder(tmp_path, short_two):
     args = ("random", "random", "--rules", str(short_two), "--seed", "11", "--sprt", "0", "100", "0.1", "0.1")
     first, again = (versus(*args, "--dir", str(tmp_path / name), key=KEY) for name in ("one", "two"))
@@ -105,6 +108,7 @@ def test_the_same_seed_and_deal_key_play_the_same_boards_and_verdict_in_a_new_fo
     assert other.returncode in (0, 1, 2) and decks[0] and decks[0] != [e for e in boards[0][5] if e["type"] == "deal"]
 
 
+@pytest.mark.slow
 def test_a_folder_resumed_under_another_seed_or_key_is_refused_in_one_line(tmp_path, short_two):
     where = tmp_path / "pinned"
     args = ("random", "random", "--rules", str(short_two), "--dir", str(where), "--boards", "1")
@@ -120,6 +124,7 @@ def test_a_folder_resumed_under_another_seed_or_key_is_refused_in_one_line(tmp_p
     assert resumed.returncode in (0, 1, 2) and len(rows(where, "SELECT id FROM matches")) == 4
 
 
+@pytest.mark.slow
 def test_a_run_that_reaches_its_cap_exits_2_and_the_same_command_goes_on_from_its_boards(tmp_path, short_two):
     where = tmp_path / "cap"
     # An SPRT that cannot decide between two copies in a few boards: the cap comes first.
@@ -139,6 +144,7 @@ def test_a_run_that_reaches_its_cap_exits_2_and_the_same_command_goes_on_from_it
     assert target == [("sprt 10 -5.0 5.0 0.01 0.01",)]
 
 
+@pytest.mark.slow
 def test_another_head_to_head_in_the_same_folder_is_refused_by_name(tmp_path, short_two):
     where = tmp_path / "taken"
     args = ("--rules", str(short_two), "--dir", str(where), "--boards", "1")
@@ -149,6 +155,7 @@ def test_another_head_to_head_in_the_same_folder_is_refused_by_name(tmp_path, sh
     assert "Traceback" not in refused.stderr
 
 
+@pytest.mark.slow
 def test_bad_options_are_one_line_each(tmp_path):
     for args, message in (
         (("--sprt", "10", "0", "0.05", "0.05"), "elo0"),
@@ -161,6 +168,7 @@ def test_bad_options_are_one_line_each(tmp_path):
     assert not (tmp_path / "x").exists()
 
 
+@pytest.mark.slow
 def test_bots_are_named_as_given(tmp_path, short_two):
     where = tmp_path / "named"
     done = versus("old=random", "new=heuristic", "--rules", str(short_two), "--dir", str(where), "--boards", "2")

@@ -96,7 +96,9 @@ def measure(mode: str, folder: str) -> dict[str, object]:
     }
 
 
-@pytest.mark.parametrize("where", CONFINEMENTS)
+@pytest.mark.parametrize(
+    "where", [pytest.param(w, marks=pytest.mark.system("sandbox") if w == "sandboxed" else ()) for w in CONFINEMENTS]
+)
 def test_a_log_bomb_at_startup_is_quoted_without_a_pause_or_the_memory_of_its_log(where, tmp_path):
     measuring = [sys.executable, "-m", "tests.launch.test_bot_log", CONFINEMENTS[where].value, str(tmp_path)]
     done = subprocess.run(measuring, cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)

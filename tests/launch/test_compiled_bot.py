@@ -34,6 +34,8 @@ from waraq.referee.match import runner
 from waraq.referee.match.play import MatchOutcome
 from waraq.referee.records.record_file import read_record
 
+pytestmark = pytest.mark.system("go", "sandbox")  # the Go starter, in and out of a sandbox
+
 LISTENING = {"port": "--port {port}", "socket": "--unix {socket}"}
 # One round each (target_score=1). Seed 2 asks the Go seats every kind these rules ask:
 # a suit, a card, and in 2-player Hokm two discards and a draw.

@@ -34,6 +34,8 @@ from waraq.referee.match.play import TimeControl
 from waraq.referee.records.record_file import read_record
 from waraq.referee.replay import walk
 
+pytestmark = pytest.mark.system("sandbox")  # bubblewrap's sandbox and its filter
+
 BAD = 1
 COLLUDING = TEST_BOTS / "colluding.py"
 OFF = sandbox.Config(mode=sandbox.Isolation.OFF)

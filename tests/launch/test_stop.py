@@ -24,6 +24,8 @@ from waraq.referee.launch import sandbox
 from waraq.referee.launch.bots import STOP_GRACE_S, BotSpec, Ending, Endpoint, StopReport
 from waraq.referee.match.faults import FaultCode
 
+pytestmark = pytest.mark.system("sandbox")  # bots stopped in their sandbox and out of it
+
 BOT = TEST_BOTS / "misbehaving.py"
 ON = sandbox.Config(mode=sandbox.Isolation.ON)
 OFF = sandbox.Config(mode=sandbox.Isolation.OFF)

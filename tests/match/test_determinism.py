@@ -54,6 +54,7 @@ def records_of(
     return records
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", [FOUR, TWO], ids=["4p-redeal-bam", "2p-burn-visible"])
 def test_the_same_seed_gives_the_same_records_alone_or_two_at_a_time(rules, tmp_path):
     bots = [BotSpec.parse("random")] * rules.players
@@ -67,6 +68,7 @@ def test_the_same_seed_gives_the_same_records_alone_or_two_at_a_time(rules, tmp_
         assert events[1:] == play_match(rules, seed, players).events
 
 
+@pytest.mark.slow
 def test_a_misbehaving_bot_and_its_substitutes_are_recorded_the_same_every_time(tmp_path):
     # Substitutes are drawn from the match seed, so faults and what replaced them repeat too.
     argv = [sys.executable, str(MISBEHAVING), "garbage", "--at", "2", "--count", "2", "--port", "{port}"]

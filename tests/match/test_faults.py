@@ -256,6 +256,7 @@ def test_a_misbehaviour_mid_match_forfeits_each_match_with_its_typed_fault(name,
     assert_nothing_left(tmp_path)
 
 
+@pytest.mark.slow
 def test_a_hung_bot_that_ignores_sigterm_is_killed_with_its_whole_group(tmp_path):
     bad = misbehaving(tmp_path, "slow", "--at", "1", "--ignore-term", "--child")
     report, records = play_run(tmp_path, bad, games=1)
@@ -356,6 +357,7 @@ def test_faults_add_up_and_the_one_that_reaches_max_faults_forfeits(tmp_path):
 # -- the rest of the run is not disturbed --------------------------------------
 
 
+@pytest.mark.slow
 def test_a_timeout_in_one_match_leaves_the_runs_other_matches_as_if_nothing_happened(tmp_path):
     # Three matches, two at a time, one bot process for all: it hangs in the match of seed 12 only. The other
     # two must be exactly the matches the random bots play in-process; that one the same match up
@@ -374,6 +376,7 @@ def test_a_timeout_in_one_match_leaves_the_runs_other_matches_as_if_nothing_happ
     assert_nothing_left(tmp_path)
 
 
+@pytest.mark.slow
 def test_overruns_draw_on_the_bank_and_a_spent_bank_is_a_timeout(tmp_path):
     # Decision 100 ms, bank 1000 ms, the bot takes 500 ms for every decision: its first two replies
     # overrun by about 400 ms each and are paid from the bank (about 200 ms left); the third cannot

@@ -421,6 +421,7 @@ def test_rules_and_play_take_the_games_presets_and_refuse_others():
     assert tricks.returncode == 2 and "--tricks is for Hokm" in tricks.stderr
 
 
+@pytest.mark.slow
 def test_match_between_bot_processes_records_hand_matches_that_verify_replay_and_reask(tmp_path):
     run_ = waraq(
         "match", "--game", "hand", "--bots", "random", "heuristic", "--rules", "short",

@@ -242,6 +242,7 @@ def test_a_command_whose_hello_gives_no_name_is_recorded_by_its_script_name(tmp_
 # -- a ladder ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_ladder_charges_a_bot_that_declares_another_game_and_suspends_it_while_the_others_play_on(tmp_path):
     # Each of its matches is a STARTUP forfeit at the opening; start-up faults count toward
     # suspend_after (3), so after its third such match the bot is suspended and the rest play on.

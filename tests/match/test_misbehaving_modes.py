@@ -242,6 +242,7 @@ TIMING = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", TIMING)
 def test_the_time_options_fault_only_under_the_clock_they_are_made_for(name, tmp_path):
     flags, clock, code = TIMING[name]
@@ -269,6 +270,7 @@ def serve_misbehaving(mode: str) -> Callable[[], Any]:
     return serve
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("mode", "closes"), [("honest", True), ("linger", False)])
 def test_linger_keeps_its_side_of_the_stream_open_after_the_end(mode, closes):
     state, engine = pending("TRUMP")

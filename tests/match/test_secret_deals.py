@@ -71,6 +71,7 @@ def runs(tmp_path_factory) -> dict[str, tuple[Path, str]]:
     return found
 
 
+@pytest.mark.slow
 def test_the_printed_key_and_the_seed_play_the_same_deals_and_match_ids_again(runs):
     assert KEY_PRINTED.search(runs["fresh"][1]), "a run with no key given prints its key: " + runs["fresh"][1]
     first = records_of(runs["fresh"][0])
@@ -153,6 +154,7 @@ GUESSABLE = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["match", "versus"])
 @pytest.mark.parametrize("case", list(GUESSABLE))
 def test_a_key_easy_to_guess_is_refused_in_one_line_before_anything_is_made(tmp_path, command, case):

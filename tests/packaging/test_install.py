@@ -30,6 +30,7 @@ def wheel(tmp_path_factory) -> Path:
     return found
 
 
+@pytest.mark.slow
 def test_the_wheel_installs_only_the_name_waraq(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     assert {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")} == {"waraq"}
@@ -51,6 +52,7 @@ def test_every_module_of_the_checkout_is_in_the_wheel_where_its_package_says(whe
     assert sorted(viewer - names) == []
 
 
+@pytest.mark.slow
 def test_the_installed_command_runs_from_the_wheel_alone(wheel, tmp_path):
     target = tmp_path / "site"
     subprocess.run(

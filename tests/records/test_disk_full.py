@@ -17,9 +17,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.support.bad_inputs import THREE_RANDOM
 from tests.support.ladders import make
 from waraq.referee.records.record_file import read_record
+
+pytestmark = pytest.mark.system("root", "sandbox")  # a small tmpfs is mounted; the runs print no warning
 
 WARAQ = str(Path(sys.executable).with_name("waraq"))
 KEY = "d1" * 32  # a fixed deal key for these tests

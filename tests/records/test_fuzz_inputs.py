@@ -122,6 +122,7 @@ def test_any_json_lines_as_a_record(tmp_path, lines):
     reads_cleanly(path)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=st.data())
 def test_a_real_record_with_fields_changed_dropped_and_lines_moved(tmp_path, real_events, data):
@@ -187,6 +188,7 @@ def real_number(value: Any) -> bool:
     return not isinstance(value, float) or math.isfinite(value)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(table=st.dictionaries(rule_keys, toml_values, max_size=6), game=st.sampled_from([HokmRules, HandRules]))
 def test_any_toml_rules_file_is_rules_or_a_rules_error(tmp_path, table, game):
@@ -242,6 +244,7 @@ ladder_tables = st.fixed_dictionaries(
 )
 
 
+@pytest.mark.slow
 @FUZZ
 @given(raw=ladder_tables)
 def test_any_ladder_toml_is_a_config_or_a_config_error_naming_the_file(tmp_path, raw):

@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support.replay_records import hand_worked
 from waraq.referee.games.hokm.rules import PRESETS
 from waraq.referee.launch.bots import BotSpec
@@ -38,6 +40,7 @@ def contents(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.glob("*.jsonl"))}
 
 
+@pytest.mark.slow
 def test_the_same_command_twice_writes_a_second_folder_and_leaves_the_first_as_it_was(tmp_path):
     first = waraq(*MATCH, cwd=tmp_path)
     assert first.returncode == 0, first.stderr
@@ -49,6 +52,7 @@ def test_the_same_command_twice_writes_a_second_folder_and_leaves_the_first_as_i
     assert contents(tmp_path / "records") == kept and len(contents(tmp_path / "records-2")) == 2
 
 
+@pytest.mark.slow
 def test_a_hokm_run_and_a_hand_run_share_the_default_folder(tmp_path):
     assert waraq(*MATCH, cwd=tmp_path).returncode == 0
     hand = waraq("match", "--game", "hand", "--bots", "random", "--rules", "short", cwd=tmp_path)
@@ -57,6 +61,7 @@ def test_a_hokm_run_and_a_hand_run_share_the_default_folder(tmp_path):
     assert sorted(contents(tmp_path / "records")) == ["hand-1.jsonl", "hokm-1.jsonl", "hokm-2.jsonl"]
 
 
+@pytest.mark.slow
 def test_a_run_under_the_same_key_continues_its_folder_and_plays_only_what_is_missing(tmp_path):
     first = waraq(*MATCH, "--record", "out", cwd=tmp_path, key=KEY_1)
     assert first.returncode == 0, first.stderr
@@ -69,6 +74,7 @@ def test_a_run_under_the_same_key_continues_its_folder_and_plays_only_what_is_mi
     assert {name: now[name] for name in kept} == kept and "hokm-3.jsonl" in now  # kept byte for byte
 
 
+@pytest.mark.slow
 def test_a_folder_of_another_run_is_refused_naming_the_flag_and_overwrite_replaces_it(tmp_path):
     assert waraq(*MATCH, "--record", "out", cwd=tmp_path, key=KEY_1).returncode == 0
     kept = contents(tmp_path / "out")

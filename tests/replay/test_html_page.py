@@ -91,6 +91,7 @@ def sent_as_if_asked(replay, view) -> dict:
     return {**written, "to_act": view.to_act}
 
 
+@pytest.mark.slow
 def test_every_seat_view_at_every_decision_is_the_view_its_request_holds(records, full):
     for path in [*records.records("clean")[:1], records.records("faults")[0], records.records("two")[0], full["hand"]]:
         replay = load(path)

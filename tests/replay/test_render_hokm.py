@@ -341,6 +341,7 @@ def test_the_command_refuses_a_round_that_is_not_there(hand):
     assert "Traceback" not in run.stderr
 
 
+@pytest.mark.slow
 def test_brackets_in_bot_names_and_notes_are_shown_as_they_are_not_read_as_markup(tmp_path):
     # A bot names itself in Hello and writes its own notes: "[/]" used to stop rich with a
     # MarkupError, and "[bold]" vanished.

@@ -77,6 +77,7 @@ HAND_RULES = st.builds(
 ) | st.builds(HandRules, partnership=st.just(True), rounds=st.integers(1, 3), opening_points=st.sampled_from([1, 51]))
 
 
+@pytest.mark.slow
 @random_matches(150)
 @given(rules=HAND_RULES, seed=SEEDS, depth=st.integers(0, 150))
 def test_a_hand_request_reads_back_to_its_view_and_a_reply_to_its_action(rules, seed, depth):

@@ -277,6 +277,7 @@ def test_random_plays_legal_turns_and_its_rounds_end(preset):
     assert total >= 50 and 0.35 < takes[DISCARD_PILE] / total < 0.65, takes
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "preset, matches, least",
     # Measured: 2 players 49/50, 3 players 28/30, 4 alone 26/30. Random play would win

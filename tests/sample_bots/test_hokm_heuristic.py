@@ -86,6 +86,7 @@ LEGALITY_CONFIGS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("keys, kinds", LEGALITY_CONFIGS, ids=lambda v: str(sorted(v) if isinstance(v, set) else v))
 def test_always_returns_a_legal_action(keys, kinds):
     # Seats mix heuristic and random players, so the bot meets many kinds of

@@ -356,6 +356,7 @@ def test_the_same_decision_gets_the_same_note_asked_again_out_of_order():
 # -- a recorded match over gRPC, replayed ---------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_replay_of_a_grpc_match_between_heuristic_bots_shows_every_note(tmp_path):
     rules_file = tmp_path / "two.toml"
     rules_file.write_text("players = 2\ntarget_score = 2\nbam = true\nmax_redeals = 2\nburn_visible = true\n")

@@ -284,6 +284,7 @@ LEGALITY = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("keys", LEGALITY, ids=str)
 def test_always_returns_a_legal_action(keys):
     # A few worlds a decision, so some hundred decisions run in about a second a variant;
@@ -415,6 +416,7 @@ def test_out_of_time_it_still_answers_legally_and_says_why():
     assert "stopped by the clock" in player.note or "no time to search" in player.note
 
 
+@pytest.mark.slow
 def test_beats_random_players():
     # Search (a few worlds a decision, to stay fast) as one team of 4, random the other, seats
     # swapped every match. Random wins half its matches against random; the exact binomial

@@ -41,6 +41,8 @@ from waraq.referee.records.record_file import read_record
 from waraq.v1 import bot_pb2 as pb
 from waraq.v1 import bot_pb2_grpc
 
+pytestmark = pytest.mark.system("node")  # the JavaScript sample bot runs on Node.js
+
 JS_DIR = ROOT / "sample_bots" / "starters" / "js"
 JS_COMMAND = f"node {shlex.quote(str(JS_DIR / 'bot.js'))} --port {{port}}"
 JACK = 9  # rank index: 2..10 are 0..8

@@ -24,7 +24,10 @@ SERVERS = {
 }
 
 
-@pytest.fixture(params=list(SERVERS), scope="module")
+@pytest.fixture(
+    params=[pytest.param(n, marks=pytest.mark.system("node") if n == "javascript" else ()) for n in SERVERS],
+    scope="module",
+)
 def bot_address(request):
     process = subprocess.Popen(SERVERS[request.param], stdout=subprocess.PIPE, text=True, cwd=ROOT)
     try:
@@ -94,6 +97,7 @@ def test_a_socket_in_a_folder_that_does_not_exist_is_refused_naming_it(tmp_path)
     assert refused.stderr.strip() == f"error: cannot listen on unix:{tmp_path}/none/bot.sock: no folder {tmp_path}/none"
 
 
+@pytest.mark.slow
 def test_the_search_budget_is_taken_by_the_search_bot_only_and_must_be_positive():
     wrong_bot = serve("--ms", "50")
     assert wrong_bot.returncode == 2 and "--ms is for the search bot only, not 'random'" in wrong_bot.stderr

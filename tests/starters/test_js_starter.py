@@ -38,6 +38,8 @@ from waraq.referee.records.record_file import read_record
 from waraq.v1 import bot_pb2 as pb
 from waraq.v1 import bot_pb2_grpc
 
+pytestmark = pytest.mark.system("node")  # the kit runs on Node.js with its npm packages
+
 KIT = ROOT / "sample_bots" / "starters" / "js"
 PROTO = ROOT / "protocol" / "waraq" / "v1" / "bot.proto"
 WARAQ = Path(sys.executable).with_name("waraq")  # the referee's command, beside this venv's python

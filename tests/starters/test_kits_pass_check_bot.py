@@ -23,6 +23,8 @@ import pytest
 
 from tests.support import ROOT
 
+pytestmark = pytest.mark.system("node", "go")  # the JavaScript and Go kits among the three
+
 WARAQ = str(Path(sys.executable).with_name("waraq"))
 STARTERS = ROOT / "sample_bots" / "starters"
 # What each kit's Hello declares (its README): Hokm for all three, Hand for Python and JavaScript.

@@ -318,6 +318,7 @@ def runs(kit: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
     return {name: _finish(*run) for name, run in started.items()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(RUNS))
 def test_each_match_ends_by_score_without_a_fault(runs: dict[str, Run], name: str) -> None:
     run = runs[name]

@@ -35,6 +35,9 @@ class Case:
     stdin: str = ""
     port: bool = False  # {port} in args is a port in use, held while the case runs
     env: dict[str, str] = field(default_factory=dict)
+    # Parts of the machine it needs (tests/support/system.py): a case that launches a bot prints one
+    # line more, the unconfined warning, where there is no sandbox.
+    system: tuple[str, ...] = ()
 
 
 # -- what the cases stand on --------------------------------------------------------------------
@@ -100,6 +103,7 @@ DEEP_LINE = '{"type": "x", "a": ' + "[" * 100_000 + "]" * 100_000 + "}\n"
 NOT_UTF8 = b"target_score = 5\nvoid_rule = \"\xff\xfe\"\n"
 ANOTHER_DB = bytes.fromhex("53514c69746520666f726d6174203300") + bytes(4096 - 16)  # an SQLite header, nothing else
 SHORT = ("--rules", "short", "--startup-ms", "20000")
+SANDBOX = ("sandbox",)
 THREE_RANDOM = {"a": "random", "b": "random", "c": "random"}
 
 
@@ -168,9 +172,9 @@ MATCH = [
     Case("match-record-another-run", ("match", "--bots", "random", *SHORT, "--record", "old"), 2,
          ("old/ holds 1 hokm record(s) of another run", "--overwrite"), record("old/hokm-1.jsonl")),
     Case("match-bot-does-not-start", ("match", "--bots", "false {port}", "random", *SHORT, "--games", "2",
-                                      "--record", "out"), 1, ("bot false {port} failed to start",)),
+                                      "--record", "out"), 1, ("bot false {port} failed to start",), system=SANDBOX),
     Case("match-bot-command-missing", ("match", "--bots", "no-such-program --port {port}", *SHORT, "--record", "out"),
-         1, ("bot no-such-program --port {port} failed to start",)),
+         1, ("bot no-such-program --port {port} failed to start",), system=SANDBOX),
 ]
 
 PLAY_AND_RULES = [
@@ -233,7 +237,7 @@ REPLAY = [
          a_folder("recs")),
     Case("ask-bad-bot", ("replay", "r.jsonl", "--ask", "no bot here"), 2, ("bot 'no bot here' is none of",), record()),
     Case("ask-bot-does-not-start", ("replay", "r.jsonl", "--ask", "false {port}", "--startup-ms", "20000"), 2,
-         ("bot false {port} could not be made ready",), record()),
+         ("bot false {port} could not be made ready",), record(), system=SANDBOX),
     Case("ask-startup-ms-0", ("replay", "r.jsonl", "--ask", "random", "--startup-ms", "0"), 2, ("--startup-ms: 0",),
          record()),
 ]
@@ -259,7 +263,7 @@ LADDER = [
     Case("ladder-add-bad-name", ("ladder", "add", "my bot", "random", "-C", "L"), 2, ('name = "my bot"',), ladder()),
     Case("ladder-add-bad-spec", ("ladder", "add", "x", "my bot", "-C", "L"), 2, ("bot 'my bot' is none of",), ladder()),
     Case("ladder-add-does-not-start", ("ladder", "add", "x", "false {port}", "-C", "L"), 2,
-         ("bot x (false {port}) did not start", "--no-check"), ladder()),
+         ("bot x (false {port}) did not start", "--no-check"), ladder(), system=SANDBOX),
     Case("ladder-remove-unknown", ("ladder", "remove", "zed", "-C", "L"), 2,
          ("no bot 'zed'", "bots: a, b, c"), ladder()),
     Case("ladder-reinstate-unknown", ("ladder", "reinstate", "zed", "-C", "L"), 2, ("'zed' is not a suspended bot",),

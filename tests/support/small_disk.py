@@ -1,8 +1,9 @@
 """A real full disk for tests: a small tmpfs, filled to leave a chosen number of bytes free.
 
-Mounting needs root, as CI runs; elsewhere the tests that use it are skipped
-and say why. The mount is undone by the fixture's finalizer, also when the
-test fails.
+Mounting needs root, as CI runs: a test that uses the fixture is marked
+``system("root")`` by tests/conftest.py, so a run without root stops before
+it, saying so (``-m "not system"`` leaves it out). The mount is undone by the
+fixture's finalizer, also when the test fails.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ class SmallDisk:
 def small_disk(tmp_path: Path) -> Iterator[SmallDisk]:
     """A 4 MiB tmpfs at ``tmp_path / "disk"``, empty."""
     if os.geteuid() != 0:
-        pytest.skip("a full disk is made by mounting a small tmpfs, which needs root (CI runs as root)")
+        pytest.fail("a full disk is made by mounting a small tmpfs, which needs root (CI runs as root)")
     mount = tmp_path / "disk"
     mount.mkdir()
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)], check=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -39,6 +40,7 @@ def assert_same_bytes(
     )
 
 
+@pytest.mark.slow
 @random_matches(300)
 @given(data=st.data(), seed=SEEDS, players=st.sampled_from([2, 3, 4]))
 def test_every_request_of_a_random_match_is_protobufs_own_bytes(data: st.DataObject, seed: int, players: int) -> None:

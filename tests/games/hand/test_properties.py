@@ -656,6 +656,7 @@ VARIANTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_random_rounds_keep_every_invariant(variant):
     # About 30 ms a round with every check at every decision: 100 rounds a variant.
@@ -677,6 +678,7 @@ def test_random_matches_of_several_rounds(variant):
     assert report.rounds == 3 * len(cases)
 
 
+@pytest.mark.slow
 def test_long_rounds_rebuild_the_stock():
     HAND.witnesses.clear()
     cases = [(HandRules(players=p, rounds=1), 40_000 + p * 10 + i, i) for p in (2, 3, 4) for i in range(scaled(2))]
@@ -685,6 +687,7 @@ def test_long_rounds_rebuild_the_stock():
     assert sum(1 for r in restocks if r) >= len(cases) // 2, "too few rounds ran long enough to rebuild the stock"
 
 
+@pytest.mark.slow
 def test_a_round_of_1000_turns_is_aborted_and_still_checked():
     HAND.witnesses.clear()
     report = check_match(HAND, HandRules(players=2, rounds=2), 50_000, 1, passing_player)
@@ -715,6 +718,7 @@ def play_witnessed(rules: HandRules, seed: int, player_seed: int) -> HandState:
     return state
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_many_more_rounds_keep_the_rules(variant):
     # 400 rounds a variant, 1600 in all, at some 8 ms a round.

@@ -189,6 +189,7 @@ def counts_of(name: str, depth: int) -> list[int]:
 # -- pinned counts ----------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(POSITIONS))
 def test_pinned_counts(name):
     pos = position(name)
@@ -202,6 +203,7 @@ def test_pinned_counts(name):
 PLAY_POSITIONS = [name for name, p in POSITIONS.items() if p["prefix"]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", PLAY_POSITIONS)
 def test_reference_agrees_with_pinned_counts(name):
     # The reference counts the same positions from docs/rules.md alone.

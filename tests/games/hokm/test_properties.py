@@ -448,18 +448,21 @@ def check_random_match(players: int, data: st.DataObject, seed: int, player_seed
     assert report.rounds >= 1 and report.decisions >= report.rounds
 
 
+@pytest.mark.slow
 @random_matches(1000)
 @given(data=st.data(), seed=SEEDS, player_seed=SEEDS)
 def test_four_player_matches_keep_every_invariant(data: st.DataObject, seed: int, player_seed: int) -> None:
     check_random_match(4, data, seed, player_seed)
 
 
+@pytest.mark.slow
 @random_matches(800)
 @given(data=st.data(), seed=SEEDS, player_seed=SEEDS)
 def test_three_player_matches_keep_every_invariant(data: st.DataObject, seed: int, player_seed: int) -> None:
     check_random_match(3, data, seed, player_seed)
 
 
+@pytest.mark.slow
 @random_matches(1200)
 @given(data=st.data(), seed=SEEDS, player_seed=SEEDS)
 def test_two_player_matches_keep_every_invariant(data: st.DataObject, seed: int, player_seed: int) -> None:
