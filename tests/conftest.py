@@ -15,7 +15,9 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -70,26 +72,36 @@ def go_starter(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 # -- the machine's parts ---------------------------------------------------------------
 
-
 # Fixtures that need a part of the machine: a test that uses one needs that part, marked or not.
 FIXTURE_PARTS = {"small_disk": "root", "go_starter": "go", "browser": "chromium"}
+# Where the processes that collect (pytest-xdist's workers, or pytest alone) say what is missing.
+MISSING_PARTS = pytest.StashKey[Path]()
 
 
-@pytest.hookimpl(tryfirst=True)  # before -m chooses the tests by their marks
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        parts = sorted({FIXTURE_PARTS[f] for f in getattr(item, "fixturenames", ()) if f in FIXTURE_PARTS})
-        if parts:
-            item.add_marker(pytest.mark.system(*parts))
+def pytest_itemcollected(item: pytest.Item) -> None:
+    parts = sorted({FIXTURE_PARTS[f] for f in getattr(item, "fixturenames", ()) if f in FIXTURE_PARTS})
+    if parts:
+        item.add_marker(pytest.mark.system(*parts))
 
 
-def pytest_collection_finish(session: pytest.Session) -> None:
-    """Stop at once, one line a part, when a chosen test needs a part of the machine that is missing
-    (tests/support/system.py): not a screen of tracebacks, and never a silent skip."""
+def pytest_configure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput"):
+        config.stash[MISSING_PARTS] = Path(tempfile.mkdtemp(prefix="waraq-parts-")) / "missing"
+
+
+def pytest_configure_node(node: Any) -> None:  # pytest-xdist's controller, for each worker
+    node.workerinput["waraq_missing_parts"] = str(node.config.stash[MISSING_PARTS])
+
+
+@pytest.hookimpl(trylast=True)  # after -m has chosen the tests
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """When a chosen test needs a part of the machine that is missing (tests/support/system.py), run
+    none: the run ends at once with one line a part (:func:`pytest_terminal_summary`), not a screen
+    of tracebacks, and never a silent skip."""
     from tests.support import system
 
     needed: dict[str, list[pytest.Item]] = {}
-    for item in session.items:
+    for item in items:
         for marker in item.iter_markers("system"):
             for part in marker.args:
                 needed.setdefault(part, []).append(item)
@@ -98,12 +110,32 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         return
     lines = []
     for name in lacking:
-        part, items = system.PARTS[name], needed[name]
-        files = sorted({item.path.relative_to(session.config.rootpath).as_posix() for item in items})
+        part, tests = system.PARTS[name], needed[name]
+        files = sorted({item.path.relative_to(config.rootpath).as_posix() for item in tests})
         where = ", ".join(files[:3]) + (f" and {len(files) - 3} more files" if len(files) > 3 else "")
-        lines.append(f"missing: {part.what}, needed by {len(items)} tests ({where}); install: {part.install}")
+        lines.append(f"missing: {part.what}, needed by {len(tests)} tests ({where}); install: {part.install}")
     lines.append("./setup installs them all on Debian or Ubuntu; pytest -m 'not system' runs the other tests")
-    pytest.exit("\n".join(lines), returncode=3)
+    workerinput = getattr(config, "workerinput", None)
+    Path(workerinput["waraq_missing_parts"] if workerinput else config.stash[MISSING_PARTS]).write_text(
+        "\n".join(lines)
+    )
+    config.hook.pytest_deselected(items=list(items))
+    items.clear()
+
+
+def _missing_parts(config: pytest.Config) -> list[str]:
+    path = config.stash.get(MISSING_PARTS, None)
+    return path.read_text().splitlines() if path is not None and path.exists() else []
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if _missing_parts(session.config):
+        session.exitstatus = pytest.ExitCode.USAGE_ERROR
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    for line in _missing_parts(config):
+        terminalreporter.write_line(line, red=True, bold=True)
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:

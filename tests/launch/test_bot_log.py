@@ -39,7 +39,9 @@ MISBEHAVING = TEST_BOTS / "misbehaving.py"
 LAST_WORDS = " | ".join(f"log bomb: last words {n} of 5" for n in range(1, 6))  # log_bomb.py's
 CONFINEMENTS = {"unconfined": sandbox.Isolation.OFF, "sandboxed": sandbox.Isolation.ON}
 MAX_GROWTH_MB = 100  # issue 30's bound on the referee's memory
-MAX_GAP_S = 0.5  # the longest the event loop may go without running a ready task
+# The longest the event loop may go without running a ready task: the old code went 3.8 to 10 s; a loaded
+# machine (the suite runs two workers a core) may hold back a process for a few hundred ms on its own.
+MAX_GAP_S = 1.0
 T0 = datetime(2025, 1, 1, 12, tzinfo=UTC)
 
 
