@@ -356,9 +356,9 @@ def _summary(console: Console, ladder: folder.Ladder, state: RunState) -> int:
     if state.stopping or finished is None:
         console.print("stopped before the goal: `waraq ladder run` continues where this run stopped", style="yellow")
         return 130 if state.stopping else 1
-    if finished.reason == "stable":
+    if finished.reason is ledger.Ending.STABLE:
         console.print(Text.assemble(("stable:", "bold green"), " ", finished.detail), highlight=False, soft_wrap=True)
-    elif finished.reason == "cap":
+    elif finished.reason is ledger.Ending.CAP:
         open_pairs = [f"{a.bot} and {b.bot}" for a, b in zip(rows, rows[1:], strict=False) if a.vs_next == "open"]
         least = f"; still open: {', '.join(open_pairs)}" if open_pairs else ""
         console.print(
@@ -370,7 +370,7 @@ def _summary(console: Console, ladder: folder.Ladder, state: RunState) -> int:
             highlight=False,
             soft_wrap=True,
         )
-    elif finished.reason == "bots":
+    elif finished.reason is ledger.Ending.BOTS:
         console.print(Text.assemble(("stopped:", "red"), " ", finished.detail), highlight=False, soft_wrap=True)
         return 1
     else:

@@ -12,6 +12,7 @@ killed and resumed decides on exactly the boards an unbroken run would.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from waraq.ladder import boards as bd
 from waraq.ladder import sprt
@@ -79,8 +80,16 @@ def summary(store: Store, config: LadderConfig, *, before: int | None = None) ->
     return Summary(*names, len(counted), wins, losses, draws, (points[0], points[1]), sprt.Tally.of(counted))
 
 
-def verdict(found: Summary, test: sprt.Sprt | None, width: float | None) -> tuple[str, str] | None:
-    """(reason, detail) once the test decided or the interval is narrow enough; None to go on."""
+class Decided(StrEnum):
+    """Why a head-to-head ends before its cap: the test's verdict, or an interval narrow enough."""
+
+    H1 = "h1"
+    H0 = "h0"
+    WIDTH = "width"
+
+
+def verdict(found: Summary, test: sprt.Sprt | None, width: float | None) -> tuple[Decided, str] | None:
+    """(why, detail) once the test decided or the interval is narrow enough; None to go on."""
     tally = found.tally
     if test is not None:
         decision = test.decide(tally)
@@ -88,11 +97,11 @@ def verdict(found: Summary, test: sprt.Sprt | None, width: float | None) -> tupl
             llr = test.llr(tally)
             elo = test.elo1 if decision is sprt.Decision.H1 else test.elo0
             return (
-                decision.value.lower(),
+                Decided.H1 if decision is sprt.Decision.H1 else Decided.H0,
                 f"{decision.value} accepted ({found.a} − {found.b} = {elo:g} Elo) after {tally.n} boards: "
                 f"LLR {llr:+.2f} outside ({test.lower:.2f}, {test.upper:.2f})",
             )
     if width is not None and tally.n >= 2 and sprt.width_elo(tally) <= width:
         wide = sprt.width_elo(tally)
-        return ("width", f"the 95 % interval is {wide:.1f} Elo wide after {tally.n} boards (<= {width:g})")
+        return (Decided.WIDTH, f"the 95 % interval is {wide:.1f} Elo wide after {tally.n} boards (<= {width:g})")
     return None

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import Enum, StrEnum
 
 import trueskill
 
@@ -101,15 +102,33 @@ class Target:
         return cls(int(matches), mode == "stable", float(values[0]), margin)
 
 
+class Ending(StrEnum):
+    """Why a run plans nothing more."""
+
+    TARGET = "target"  # the matches asked for are planned
+    STABLE = "stable"  # --until-stable: every two neighbours are ordered or tied
+    CAP = "cap"  # the cap came first
+    BOTS = "bots"  # too few bots can play
+    H1 = head_to_head.Decided.H1.value  # a head to head's test or interval decided
+    H0 = head_to_head.Decided.H0.value
+    WIDTH = head_to_head.Decided.WIDTH.value
+
+
 @dataclass
 class Finished:
     """Nothing more to plan: why."""
 
-    reason: str  # "target", "stable", "cap", "bots"; a head to head: "h1", "h0", "width"
+    reason: Ending
     detail: str
 
 
-WAIT = "wait"
+class Wait(Enum):
+    """Plan nothing yet: the batch before must be played first."""
+
+    WAIT = "wait"
+
+
+WAIT = Wait.WAIT
 
 
 @dataclass
@@ -269,7 +288,7 @@ def ratings_at(store: Store, env: trueskill.TrueSkill, bots: Sequence[int], boun
 
 def plan_next(
     store: Store, config: LadderConfig, env: trueskill.TrueSkill, target: Target
-) -> list[Planned] | str | Finished:
+) -> list[Planned] | Wait | Finished:
     """The next batch, planned and stored (one transaction); or WAIT; or Finished and why."""
     next_id, batch, deal = store.next_ids()
     previous = store.batch_bounds(batch - 1) if batch else None
@@ -317,15 +336,15 @@ def _stop(
     if judged is not None and judged.bots >= 2:
         rule = target.rule
         if rule.settled(judged.verdicts):
-            return Finished("stable", stable_detail(rule, judged.verdicts, judged.bots))
+            return Finished(Ending.STABLE, stable_detail(rule, judged.verdicts, judged.bots))
     if target.sprt is not None or target.width is not None:
         decided = head_to_head.verdict(head_to_head.summary(store, config, before=boundary), target.sprt, target.width)
         if decided is not None:
-            return Finished(*decided)
+            return Finished(Ending(decided[0]), decided[1])
     if count >= target.matches:
         if target.until_stable or target.sprt is not None or target.width is not None:
-            return Finished("cap", f"the cap of {target.matches} matches came first")
-        return Finished("target", f"{count} matches, as asked")
+            return Finished(Ending.CAP, f"the cap of {target.matches} matches came first")
+        return Finished(Ending.TARGET, f"{count} matches, as asked")
     return None
 
 
@@ -368,7 +387,7 @@ def _plan(
     try:
         deals = planner.plan(bots, config.seed, batch, wanted)
     except ValueError as error:  # too few bots
-        return Finished("bots", str(error))
+        return Finished(Ending.BOTS, str(error))
     suffix = ".jsonl.gz" if config.run.gzip else ".jsonl"
     planned: list[Planned] = []
     for number, seatings in enumerate(deals, start=deal):

@@ -47,7 +47,7 @@ from waraq.ladder.store import (
     Store,
 )
 from waraq.referee.launch.bots import Endpoint, FailedSeat, SpecKind
-from waraq.referee.match.faults import Fault, FaultCode
+from waraq.referee.match.faults import Fault, FaultCode, FaultKind
 from waraq.referee.match.runner import seat_slots
 from waraq.referee.match.seats import Seat
 
@@ -312,7 +312,7 @@ class Scheduler:
                     if isinstance(planned, ledger.Finished):
                         state.finished = planned
                         break
-                    if isinstance(planned, str):  # ledger.WAIT, its one string
+                    if planned is ledger.WAIT:
                         break
                     queue.extend(planned)
                     continue
@@ -364,7 +364,7 @@ class Scheduler:
             if entry is not None:
                 for key in [k for k in self.endpoints if k[0] == entry.id]:
                     self.spent.append(self.endpoints.pop(key))
-        for bot in sorted({planned.seats[f.seat] for f in outcome.faults if f.kind == "CRASH"}):
+        for bot in sorted({planned.seats[f.seat] for f in outcome.faults if f.kind == FaultKind.CRASH}):
             await self._restart_if_dead(bot)
 
     def note(self, text: str, *, suspension: bool = False) -> None:

@@ -56,7 +56,8 @@ from waraq.referee.match import secret_deals
 from waraq.referee.records.record_file import RecordError
 
 RESUME = ": every board stored stays; run the same command again to go on"
-EXIT = {"h1": 0, "width": 0, "target": 0, "h0": 1, "cap": 2, "bots": 2}
+Ending = ledger.Ending
+EXIT = {Ending.H1: 0, Ending.WIDTH: 0, Ending.TARGET: 0, Ending.H0: 1, Ending.CAP: 2, Ending.BOTS: 2}
 DEFAULT_BOARDS = 2000  # the cap, with a test
 # H0: no better; H1: 30 Elo better. Hokm's bots differ by hundreds of Elo; between two builds of
 # one bot 30 (a 54 % score) is a difference worth knowing, and about 300 boards decide it.
@@ -245,7 +246,7 @@ def _verdict(console: Console, state: RunState, found: head_to_head.Summary) -> 
     if state.stopping or finished is None:
         console.print("stopped before a decision: the same command goes on where this run stopped", style="yellow")
         return 130 if state.stopping else 2
-    style = {"h1": "bold green", "h0": "bold red", "cap": "bold yellow"}.get(finished.reason, "bold")
+    style = {Ending.H1: "bold green", Ending.H0: "bold red", Ending.CAP: "bold yellow"}.get(finished.reason, "bold")
     console.print(Text(finished.detail, style=style), soft_wrap=True)
     return EXIT.get(finished.reason, 2)
 
