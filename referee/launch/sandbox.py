@@ -316,6 +316,7 @@ class Launch:
     owner: int = -1  # the uid its socket must belong to
     _socket_top: str = ""  # the trusted folder its socket is found from; "/proc/PID/root" when confined
     _socket_fd: int | None = None
+    _inside: int | None = None  # a process of the sandbox, whose root is the sandbox's
     _cgroups: dict[Controller, Path] = field(default_factory=dict)
     _folder: Path | None = None  # an unconfined {socket} bot's folder, removed with the launch
 
@@ -335,10 +336,11 @@ class Launch:
             return self.address
         top = self._socket_top
         if self.confined:
-            inside = _inside(pid)
-            if inside is None:
+            # Its first process lives as long as the sandbox: found once, not by a scan of /proc a try.
+            self._inside = self._inside or _inside(pid)
+            if self._inside is None:
                 return None  # bubblewrap has not made the sandbox yet
-            top = f"/proc/{inside}/root"
+            top = f"/proc/{self._inside}/root"
         names = [*Path(SOCKET_DIR).relative_to("/").parts, SOCKET_NAME] if self.confined else [SOCKET_NAME]
         try:
             fd = bot_socket.open_socket(top, names, self.owner)
