@@ -676,9 +676,13 @@ def _named(argv: list[str], base: Path) -> list[Path]:
         if not value or "{port}" in value or "{socket}" in value:
             continue
         path = base / value
-        if path.exists():
-            folder = path if path.is_dir() else path.parent
-            found.append(path if _is_home(folder.resolve()) else folder)
+        try:
+            if not path.exists():
+                continue
+        except OSError:  # a word no path can be (python -c's code: a name too long)
+            continue
+        folder = path if path.is_dir() else path.parent
+        found.append(path if _is_home(folder.resolve()) else folder)
     return found
 
 
