@@ -595,8 +595,12 @@ def _view(argv: list[str], cwd: str | None, config: Config) -> list[str]:
             options += ["--symlink", os.readlink(path), top]
         elif path.is_dir():
             options += ["--ro-bind", top, top]
+    base = Path(cwd or os.getcwd())
+    program = shutil.which(argv[0], path=os.environ.get("PATH")) if argv else None
+    named = _named(argv, base, program)
+    own = _own_folder(cwd, named)
     shown = [Path(p) for p in SYSTEM_BINDS if Path(p).is_dir()]
-    shown += [Path(p).resolve() for p in _needed(argv, cwd)]
+    shown += [Path(p).resolve() for p in _needed(named, own, program)]
     # Never the whole machine, nor the scratch folder itself (a bot's folder inside /tmp is shown alone).
     roots = _outermost(p for p in shown if p.exists() and str(p) not in ("/", SCRATCH))
     every_hidden = sorted({p.resolve() for p in config.hidden if p.exists()})
@@ -604,13 +608,12 @@ def _view(argv: list[str], cwd: str | None, config: Config) -> list[str]:
     roots = [root for root in roots if not any(_within(root, secret) for secret in hidden)]
     for root in roots:
         options += _parents(root) + _show(root)
-    here = Path(cwd or os.getcwd()).resolve()
+    here = base.resolve()
     if not any(_within(here, root) for root in roots):  # the referee's folder, a home folder: there, but empty
         options += _parents(here) + ["--perms", "0755", "--dir", str(here)]
     options += _cover(hidden, roots)
     # The bot's own folder inside a hidden one (a ladder's bots/ folder) is shown again, and what is
     # hidden inside it covered again. Nothing else is: a path its command names cannot undo a cover.
-    own = _own_folder(argv, cwd)
     if own is not None and any(_within(own, secret) and own != secret for secret in hidden):
         options += ["--ro-bind", str(own), str(own), *_cover(every_hidden, [own])]
     return options
@@ -628,7 +631,7 @@ def _cover(hidden: list[Path], roots: list[Path]) -> list[str]:
     return options
 
 
-def _needed(argv: list[str], cwd: str | None) -> list[str]:
+def _needed(named: list[Path], own: Path | None, program: str | None) -> list[str]:
     """The bot's own paths: what its command names, its program's folder, and for a Python bot its
     interpreter and this project's packages.
 
@@ -637,14 +640,11 @@ def _needed(argv: list[str], cwd: str | None) -> list[str]:
     (``cwd``: a ladder's bot's, where it was added from) whose command names nothing inside it
     (``python -m mybot`` from its folder, a program elsewhere) is shown, as the bot's own.
     """
-    base = Path(cwd or os.getcwd())
-    found = [str(p) for p in _named(argv, base)]
-    own = _own_folder(argv, cwd)
+    found = [str(p) for p in named]
     if own is not None:
         found.append(str(own))
     # The protocol's folder (waraq/v1/bot.proto) for every bot: the starter kits read the contract there.
     found += map(str, _package_folders()[:1])
-    program = shutil.which(argv[0], path=os.environ.get("PATH")) if argv else None
     if program is not None:
         found += [str(Path(program).parent), str(Path(program).resolve().parent)]
         if _is_python(program):
@@ -653,22 +653,23 @@ def _needed(argv: list[str], cwd: str | None) -> list[str]:
     return found
 
 
-def _own_folder(argv: list[str], cwd: str | None) -> Path | None:
-    """The folder chosen for the bot, when its command names nothing inside it: its own, shown whole."""
+def _own_folder(cwd: str | None, named: list[Path]) -> Path | None:
+    """The folder chosen for the bot, when its command names nothing inside it (``named``): its own,
+    shown whole."""
     if not cwd:
         return None
     here = Path(cwd).resolve()
-    if _is_home(here) or any(_within(path.resolve(), here) for path in _named(argv, here)):
+    if _is_home(here) or any(_within(path.resolve(), here) for path in named):
         return None
     return here
 
 
-def _named(argv: list[str], base: Path) -> list[Path]:
+def _named(argv: list[str], base: Path, program: str | None) -> list[Path]:
     """What the command names: each existing path among its words (a file's folder, or the file alone in a
-    home folder), and a Python module run with ``-m`` from ``base``."""
+    home folder), and a Python module run with ``-m`` from ``base`` (when ``program``, its first word
+    found on PATH, is Python)."""
     found = []
     words = [part.split("=", 1)[1] if part.startswith("-") and "=" in part else part for part in argv]
-    program = shutil.which(argv[0], path=os.environ.get("PATH")) if argv else None
     if program is not None and _is_python(program) and "-m" in argv[:-1]:
         module = argv[argv.index("-m") + 1].split(".")[0]
         words += [module, module + ".py"]
