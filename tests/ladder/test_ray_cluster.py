@@ -46,11 +46,24 @@ CANNOT_START = f"{PYTHON} -c 'raise SystemExit(3)' --port {{port}}"
 @pytest.fixture(scope="module")
 def cluster():
     """A local Ray cluster of two CPUs; its head's address, for another process to join it."""
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="warning")
+    # Ray waits 30 s for its GCS server to publish its port; on a loaded 2-core
+    # CI machine running four test workers that once ran out. Wait longer, and
+    # if it still fails, say what the GCS server logged.
+    os.environ.setdefault("RAY_gcs_server_port_wait_time_s", "180")
+    try:
+        ray.init(num_cpus=2, include_dashboard=False, logging_level="warning")
+    except RuntimeError as error:
+        pytest.fail(f"Ray did not start: {error}\n{_gcs_logs()}")
     try:
         yield ray.get_runtime_context().gcs_address
     finally:
         ray.shutdown()
+
+
+def _gcs_logs() -> str:
+    """The tail of the newest Ray session's GCS server logs."""
+    logs = sorted(Path("/tmp/ray").glob("session_*/logs/gcs_server.*"), key=lambda log: log.stat().st_mtime)
+    return "\n".join(f"{log}:\n{log.read_text(errors='replace')[-2000:]}" for log in logs[-2:])
 
 
 @pytest.fixture(scope="module")
