@@ -51,7 +51,7 @@ from typing import Any
 
 from waraq.bots.hokm_heuristic import HeuristicPlayer
 from waraq.bots.server import BindError, PlayerBot, serve_until_stopped
-from waraq.referee.cli import arguments
+from waraq.referee.common import arguments
 from waraq.referee.games.hokm.engine import DISCARD, HokmView, action_to_json
 from waraq.referee.games.hokm.rules import PRESETS
 from waraq.referee.match.inprocess import play_match

@@ -39,8 +39,8 @@ from waraq.referee.games.hokm.rules import HokmRules
 from waraq.referee.launch import sandbox
 from waraq.referee.launch.bots import BotSpec, Endpoint
 from waraq.referee.match.play import TimeControl
-from waraq.referee.match.runner import RunConfig, run
 from waraq.referee.records.record_file import read_record
+from waraq.referee.run.runner import RunConfig, run
 
 HERE = Path(__file__).resolve().parent
 

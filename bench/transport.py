@@ -5,7 +5,7 @@
 Four 4-player classic Hokm seats, each a bot process of its own, reached
 over one channel per process as ``waraq match`` reaches them:
 
-* referee+random: ``waraq.referee.match.runner.run`` plays whole matches between four
+* referee+random: ``waraq.referee.run.runner.run`` plays whole matches between four
   ``random`` sample bots (started once here and passed as four addresses, so
   the runner sees four distinct bots), recording them as ``waraq match`` does;
 * referee+echo: the same referee against four ``bench/echo_bot.py`` processes,
@@ -56,9 +56,9 @@ from waraq.referee.games.hokm.rules import PRESETS
 from waraq.referee.launch import sandbox
 from waraq.referee.launch.bots import BotSpec, Endpoint
 from waraq.referee.match.play import TimeControl
-from waraq.referee.match.runner import RunConfig, run
 from waraq.referee.match.seats import PLAY_METHOD
 from waraq.referee.records.record_file import read_record
+from waraq.referee.run.runner import RunConfig, run
 from waraq.referee.wire import codec as wire
 from waraq.v1 import bot_pb2 as pb
 
@@ -208,7 +208,7 @@ async def echo_match(plays: list[grpc.aio.StreamStreamMultiCallable], match: Rec
 async def echo_run(addresses: list[str], matches: list[Recorded], games: int, concurrency: int) -> int:
     """Decisions echoed in ``games`` lockstep matches, ``concurrency`` at once.
 
-    The slots are filled as ``waraq.referee.match.runner.run`` fills them (every match waits
+    The slots are filled as ``waraq.referee.run.runner.run`` fills them (every match waits
     on one semaphore), so both figures lose the same tail as their last matches end.
     """
     channels = [grpc.aio.insecure_channel(a) for a in addresses]

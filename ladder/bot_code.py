@@ -16,7 +16,7 @@ way its program reads its own command line:
 
 Arguments after the program are the bot's own (ports, logs, options) and
 are never hashed. A built-in bot is its modules: the bot server, its players'
-modules as the table of built-in bots names them (:mod:`waraq.referee.launch.built_in`),
+modules as the table of built-in bots names them (:mod:`waraq.referee.common.built_in`),
 and every module of the bots those import, found without importing any.
 Code the program loads by itself (a script's imports, a binary's libraries)
 is not seen: a bot whose version lives there says so in its ``Hello``.
@@ -33,7 +33,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from waraq.referee.launch import built_in
+from waraq.referee.common import built_in
 from waraq.referee.launch.bots import BotSpec, SpecKind
 
 BOTS_PACKAGE = "waraq.bots"

@@ -39,7 +39,7 @@ from waraq.ladder.sequential import DEFAULT_MARGIN
 from waraq.ladder.sprt import score_of_elo
 from waraq.ladder.store import StoreError
 from waraq.ladder.store import problem as store_problem
-from waraq.referee.cli.arguments import print_error, refuse_writing_over
+from waraq.referee.common.arguments import print_error, refuse_writing_over
 from waraq.referee.games import registry
 from waraq.referee.games.options import RulesError
 from waraq.referee.records.record_file import RecordError

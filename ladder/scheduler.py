@@ -48,8 +48,8 @@ from waraq.ladder.store import (
 )
 from waraq.referee.launch.bots import Endpoint, FailedSeat, SpecKind
 from waraq.referee.match.faults import Fault, FaultCode, FaultKind
-from waraq.referee.match.runner import seat_slots
 from waraq.referee.match.seats import Seat
+from waraq.referee.run.runner import seat_slots
 
 
 @dataclass
@@ -111,7 +111,7 @@ class Scheduler:
         self.state = state
         self.env = environment(config.trueskill)
         # By (entry id, process number): a bot has a process for each seat it holds in a match
-        # (waraq.referee.match.runner.seat_slots), for each seating of a deal (_slots). Process 0 is started
+        # (waraq.referee.run.runner.seat_slots), for each seating of a deal (_slots). Process 0 is started
         # with the run, the others when first needed.
         self.endpoints: dict[tuple[int, int], Endpoint] = {}
         # Endpoints taken out of play (dead, or their bot suspended): their channels stay open until

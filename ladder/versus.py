@@ -47,8 +47,7 @@ from waraq.ladder.live import duration
 from waraq.ladder.matchmaking import group_size
 from waraq.ladder.scheduler import RunState
 from waraq.ladder.store import Store, StoreError
-from waraq.referee.cli.arguments import print_error
-from waraq.referee.cli.games import RULES_HELP, game_option
+from waraq.referee.common.arguments import RULES_HELP, game_option, print_error
 from waraq.referee.games import registry
 from waraq.referee.games.options import RulesError
 from waraq.referee.launch.bots import BotSpec, SpecKind

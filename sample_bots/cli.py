@@ -2,7 +2,7 @@
 
 Registered through the ``waraq.commands`` entry point (pyproject.toml), as the
 ladder's commands are, so that nothing in referee/ imports a bot. The bot
-names are the one table's (:mod:`waraq.referee.launch.built_in`).
+names are the one table's (:mod:`waraq.referee.common.built_in`).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Any
 from rich.console import Console
 
 from waraq.bots import server
-from waraq.referee.cli.arguments import port
-from waraq.referee.launch import built_in
+from waraq.referee.common import built_in
+from waraq.referee.common.arguments import port
 
 
 def register(subparsers: Any) -> None:

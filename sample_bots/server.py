@@ -17,7 +17,7 @@ legal actions there are may offer ``pick(count) -> index`` as well: it is
 called instead whenever the request lists its legal actions, and the view is
 never built. Requests are read and replies written by :mod:`waraq.bots.codec`;
 the players of the built-in bots are the ones the table of built-in bots names
-(:mod:`waraq.referee.launch.built_in`), imported when a match of their game
+(:mod:`waraq.referee.common.built_in`), imported when a match of their game
 starts, so a Hokm-only process never loads Hand.
 """
 
@@ -38,8 +38,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from waraq.bots import codec
-from waraq.referee.cli import arguments
-from waraq.referee.launch import built_in
+from waraq.referee.common import arguments, built_in
 from waraq.v1 import bot_pb2 as pb
 from waraq.v1 import bot_pb2_grpc
 

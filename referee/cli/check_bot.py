@@ -17,10 +17,10 @@ import orjson
 from rich.console import Console
 
 from waraq.referee.cli import doctor
-from waraq.referee.cli.arguments import integer_at_least, milliseconds, print_error
+from waraq.referee.common import built_in
+from waraq.referee.common.arguments import integer_at_least, milliseconds, print_error
 from waraq.referee.conformance import report as reporting
 from waraq.referee.conformance.check import GAMES, CheckConfig, case_ids, check, unknown_cases
-from waraq.referee.launch import built_in
 from waraq.referee.launch.bots import BotSpec
 from waraq.referee.match.play import TimeControl
 

@@ -26,14 +26,14 @@ from rich.table import Table
 from waraq.referee.cli import check_bot, doctor
 from waraq.referee.cli import match as match_cli
 from waraq.referee.cli import replay as replay_cli
-from waraq.referee.cli.arguments import Parser, print_error
-from waraq.referee.cli.games import RULES_HELP, game_option, side_name
+from waraq.referee.cli.games import side_name
+from waraq.referee.common import built_in
+from waraq.referee.common.arguments import RULES_HELP, Parser, game_option, print_error
 from waraq.referee.games import registry
 from waraq.referee.games.cards import parse_card, parse_suit
 from waraq.referee.games.hokm.engine import HokmState, winning_index
 from waraq.referee.games.hokm.rules import HokmRules
 from waraq.referee.games.options import RulesError
-from waraq.referee.launch import built_in
 from waraq.referee.match.inprocess import play_match
 from waraq.referee.records.record_file import RecordError
 

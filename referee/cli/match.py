@@ -7,9 +7,9 @@ For a person it prints what it plays, a progress bar, the results by side and
 each fault; for a script, ``--json`` prints one JSON object instead (its fields
 are the help's epilog, :data:`EPILOG`), and the exit status says whether all
 went cleanly (:func:`exit_status`). Parsing and printing only: the seats are
-filled by :func:`waraq.referee.match.runner.fill_seats`, the matches played by
-:func:`waraq.referee.match.runner.run`, the records folder chosen by
-:mod:`waraq.referee.records.run_folder`.
+filled by :func:`waraq.referee.run.runner.fill_seats`, the matches played by
+:func:`waraq.referee.run.runner.run`, the records folder chosen by
+:mod:`waraq.referee.run.run_folder`.
 """
 
 from __future__ import annotations
@@ -31,18 +31,18 @@ from rich.table import Table
 from rich.text import Text
 
 from waraq.referee.cli import doctor
-from waraq.referee.cli.arguments import integer_at_least, milliseconds, print_error
-from waraq.referee.cli.games import RULES_HELP, game_option, side_name, side_seats
+from waraq.referee.cli.games import side_name, side_seats
+from waraq.referee.common import built_in
+from waraq.referee.common.arguments import RULES_HELP, game_option, integer_at_least, milliseconds, print_error
 from waraq.referee.games import registry
 from waraq.referee.games.results import ResultReason
-from waraq.referee.launch import built_in
 from waraq.referee.launch.bots import BotSpec, Endpoint
 from waraq.referee.match import secret_deals
 from waraq.referee.match.faults import Fault
 from waraq.referee.match.play import POLICIES, MatchOutcome, TimeControl
-from waraq.referee.match.runner import RunConfig, RunReport, fill_seats, run
-from waraq.referee.records import run_folder
 from waraq.referee.records.record_file import RecordError
+from waraq.referee.run import run_folder
+from waraq.referee.run.runner import RunConfig, RunReport, fill_seats, run
 
 DEFAULT_RECORDS = Path("records")
 FORMAT = "waraq.match.v1"  # the --json object's "format": a script can check it reads what it expects

@@ -28,7 +28,7 @@ from typing import Any
 
 from rich.console import Console
 
-from waraq.referee.cli.arguments import milliseconds, print_error, refuse_writing_over
+from waraq.referee.common.arguments import milliseconds, print_error, refuse_writing_over
 from waraq.referee.launch import sandbox
 from waraq.referee.launch.bots import BotSpec, Endpoint
 from waraq.referee.match.play import TimeControl

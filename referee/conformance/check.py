@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar, cast
 
+from waraq.referee.common import built_in
 from waraq.referee.conformance import cases as c
 from waraq.referee.conformance import stages as s
 from waraq.referee.conformance.cases import Status, Verdict
@@ -25,7 +26,7 @@ from waraq.referee.conformance.future_fields import with_future_fields
 from waraq.referee.conformance.judge import GAMES, judge
 from waraq.referee.conformance.played import Played, StageResult
 from waraq.referee.conformance.startup import Probe, probe
-from waraq.referee.launch import built_in, sandbox
+from waraq.referee.launch import sandbox
 from waraq.referee.launch.bots import BotSpec, Endpoint
 from waraq.referee.match.play import MatchConfig, abort_on_referee_error, run_match
 from waraq.referee.match.seats import InProcessSeat, RemoteSeat, Seat

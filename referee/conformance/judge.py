@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
+from waraq.referee.common import built_in
 from waraq.referee.conformance import cases as c
 from waraq.referee.conformance.cases import Case, Status, Verdict
 from waraq.referee.conformance.played import Played, StageResult
 from waraq.referee.conformance.situations import Oracle, Situation, situations
 from waraq.referee.conformance.startup import Health, Probe
-from waraq.referee.launch import built_in
 from waraq.referee.match.faults import FaultCode
 from waraq.referee.match.seats import CLOSE_WAIT_S
 from waraq.referee.replay import walk

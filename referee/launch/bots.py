@@ -28,7 +28,8 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from waraq.referee.launch import bot_log, built_in, sandbox
+from waraq.referee.common import built_in
+from waraq.referee.launch import bot_log, sandbox
 from waraq.referee.launch.bot_socket import BotSocketError
 from waraq.referee.match import hello
 from waraq.referee.match.faults import Fault, FaultCode
@@ -66,7 +67,7 @@ class StopReport:
 class SpecKind(StrEnum):
     """What a bot spec names; the values are how ladder.toml and the records' labels have always said it."""
 
-    BUILTIN = "builtin"  # a name in :mod:`waraq.referee.launch.built_in`'s table
+    BUILTIN = "builtin"  # a name in :mod:`waraq.referee.common.built_in`'s table
     COMMAND = "command"  # a command line with {port} or {socket}, launched by the referee
     ADDRESS = "address"  # a bot already listening: host:port or unix:PATH
 

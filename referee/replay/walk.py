@@ -59,7 +59,7 @@ OK, CORRUPT, CUT_SHORT = ReplayStatus.OK, ReplayStatus.CORRUPT, ReplayStatus.CUT
 INCONSISTENT, UNREADABLE = ReplayStatus.INCONSISTENT, ReplayStatus.UNREADABLE
 # Results the engines reach themselves: Hokm's score and bam; Hand's score, and its "aborted" (a round
 # that never ends). "forfeit" is only the referee's, and so is an "aborted" with a "detail" (a referee
-# error; see waraq.referee.match.runner).
+# error; see waraq.referee.run.runner).
 ENGINE_REASONS = ("score", "bam", "aborted")
 RECORD_SUFFIXES = (".jsonl", ".jsonl.gz")
 PLAY = "PLAY"  # Hokm's kind whose steps are numbered by trick

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from waraq.referee.cli import doctor
-from waraq.referee.cli.arguments import Parser
+from waraq.referee.common.arguments import Parser
 from waraq.referee.launch import sandbox
 
 WARAQ = str(Path(sys.executable).with_name("waraq"))

@@ -30,9 +30,9 @@ from tests.support.servers import assert_clean_end
 from waraq.referee.games.hokm.rules import PRESETS, HokmRules
 from waraq.referee.launch import sandbox
 from waraq.referee.launch.bots import BotSpec, Endpoint
-from waraq.referee.match import runner
 from waraq.referee.match.play import MatchOutcome
 from waraq.referee.records.record_file import read_record
+from waraq.referee.run import runner
 
 pytestmark = pytest.mark.system("go", "sandbox")  # the Go starter, in and out of a sandbox
 

@@ -22,8 +22,8 @@ from waraq.referee.games.hokm.rules import HokmRules
 from waraq.referee.launch.bots import BotSpec
 from waraq.referee.match.inprocess import play_match
 from waraq.referee.match.play import TimeControl
-from waraq.referee.match.runner import RunConfig, match_id, run
 from waraq.referee.records.record_file import read_record
+from waraq.referee.run.runner import RunConfig, match_id, run
 
 TC = TimeControl(decision_ms=2_000, bank_ms=5_000, startup_ms=10_000)
 TIMES = ("ms", "bot_ms", "started")

@@ -35,8 +35,8 @@ from waraq.referee.launch import sandbox
 from waraq.referee.launch.bots import BotSpec
 from waraq.referee.match.inprocess import play_match
 from waraq.referee.match.play import TimeControl
-from waraq.referee.match.runner import RunConfig, RunReport, match_id, run
 from waraq.referee.records.record_file import Record, read_record
+from waraq.referee.run.runner import RunConfig, RunReport, match_id, run
 
 BOT = TEST_BOTS / "misbehaving.py"
 RULES = HokmRules(target_score=1)

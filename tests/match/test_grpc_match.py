@@ -17,9 +17,9 @@ from waraq.referee.launch.bots import BotSpec
 from waraq.referee.match.faults import Fault, FaultCode, FaultKind
 from waraq.referee.match.inprocess import play_match
 from waraq.referee.match.play import MatchConfig, run_match
-from waraq.referee.match.runner import RunConfig, run
 from waraq.referee.match.seats import InProcessSeat, RemoteSeat
 from waraq.referee.records.record_file import RecordWriter, read_record
+from waraq.referee.run.runner import RunConfig, run
 from waraq.v1 import bot_pb2 as pb
 
 

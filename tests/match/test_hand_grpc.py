@@ -37,11 +37,11 @@ from waraq.referee.games.hand.rules import PRESETS, HandRules
 from waraq.referee.launch.bots import BotSpec
 from waraq.referee.match.inprocess import play_match
 from waraq.referee.match.play import MatchConfig, TimeControl, run_match
-from waraq.referee.match.runner import RunConfig, RunReport, match_id, run
 from waraq.referee.match.seats import InProcessSeat
 from waraq.referee.records.record_file import RecordWriter, read_record
 from waraq.referee.replay.verify import verify_record
 from waraq.referee.replay.walk import INCONSISTENT, OK
+from waraq.referee.run.runner import RunConfig, RunReport, match_id, run
 from waraq.v1 import bot_pb2 as pb
 
 FIRST_SEED = 900_001  # large, so that the seed written anywhere would be noticed

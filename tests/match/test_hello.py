@@ -31,15 +31,16 @@ from tests.support.proxy import marked_note
 from tests.support.servers import run_one_against_random
 from waraq.bots.server import GAMES, PlayerBot, builtin_players, start_server
 from waraq.ladder import folder
+from waraq.referee.common import built_in
 from waraq.referee.games.hand.rules import PRESETS as HAND
 from waraq.referee.games.hokm.rules import HokmRules
-from waraq.referee.launch import built_in, sandbox
+from waraq.referee.launch import sandbox
 from waraq.referee.launch.bots import BotSpec
 from waraq.referee.match import hello
 from waraq.referee.match.play import TimeControl
-from waraq.referee.match.runner import RunConfig, RunReport, run
 from waraq.referee.records.record_file import read_record
 from waraq.referee.replay.verify import verify_record
+from waraq.referee.run.runner import RunConfig, RunReport, run
 from waraq.referee.wire import codec as wire
 from waraq.v1 import bot_pb2 as pb
 

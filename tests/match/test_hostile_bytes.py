@@ -43,10 +43,10 @@ from waraq.referee.games.hokm.engine import new_match
 from waraq.referee.games.hokm.rules import HokmRules
 from waraq.referee.match.faults import FaultCode
 from waraq.referee.match.play import TimeControl
-from waraq.referee.match.runner import RunReport
 from waraq.referee.match.seats import REPLY_LIMIT, Question, RemoteSeat, open_channel
 from waraq.referee.records.record_file import Record, read_record
 from waraq.referee.replay.verify import verify_record
+from waraq.referee.run.runner import RunReport
 from waraq.v1 import bot_pb2 as pb
 
 BAD = 1

@@ -40,9 +40,9 @@ from waraq.referee.launch import sandbox
 from waraq.referee.launch.bots import BotSpec
 from waraq.referee.match.faults import Fault, FaultCode
 from waraq.referee.match.play import TimeControl
-from waraq.referee.match.runner import RunConfig, run
 from waraq.referee.match.seats import Question, RemoteSeat, open_channel
 from waraq.referee.records.record_file import read_record
+from waraq.referee.run.runner import RunConfig, run
 from waraq.referee.wire import codec as wire
 from waraq.v1 import bot_pb2 as pb
 from waraq.v1 import bot_pb2_grpc

@@ -1,6 +1,6 @@
 """A bug of the referee aborts its match with one result line, written by one function, for any caller.
 
-``waraq match`` (referee/match/runner.py) and ``waraq ladder run``
+``waraq match`` (referee/run/runner.py) and ``waraq ladder run``
 (ladder/scheduler.py) both end such a match with
 ``play.abort_on_referee_error``: the record's last line is the abort of
 docs/records.md "#### Reasons", the bots are charged with nothing, and the
@@ -22,10 +22,10 @@ from waraq.ladder.scheduler import RunState, Scheduler
 from waraq.ladder.store import Planned
 from waraq.referee.games.hokm.rules import HokmRules
 from waraq.referee.launch.bots import BotSpec
-from waraq.referee.match import runner
 from waraq.referee.match.play import referee_error_result
 from waraq.referee.match.seats import Answer, Question
 from waraq.referee.replay.verify import verify_record
+from waraq.referee.run import runner
 
 RULES = HokmRules(target_score=1)
 ABORT = {  # docs/records.md: score [], winners [], reason "aborted", the error in detail

@@ -1,6 +1,6 @@
 """Which numbers of bots fill a match's seats fairly, and what a run calls bots whose names clash.
 
-Each case is worked by hand from the rule (referee/match/runner.py's
+Each case is worked by hand from the rule (referee/run/runner.py's
 ``fill_seats``): seat ``i`` gets bot ``i mod n``, which is fair when every bot
 holds as many seats and, in a game of teams, the seats of one team only; or
 when one bot holds them all.
@@ -13,7 +13,7 @@ import pytest
 from waraq.referee.games.hand.rules import HandRules
 from waraq.referee.games.hokm.rules import PRESETS
 from waraq.referee.launch.bots import BotSpec
-from waraq.referee.match.runner import RunConfig, fair_counts, fill_seats, names_apart
+from waraq.referee.run.runner import RunConfig, fair_counts, fill_seats, names_apart
 
 # (players, teams): the numbers of bots that may fill them, worked out by hand.
 FAIR = {

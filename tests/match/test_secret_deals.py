@@ -27,7 +27,7 @@ from tests.support import TEST_BOTS
 from tests.support.deals import PYTHON, deck_dealt, first_deck, records_of, verified, waraq
 from waraq.referee.games import registry
 from waraq.referee.match import secret_deals
-from waraq.referee.match.runner import match_id
+from waraq.referee.run.runner import match_id
 
 SNOOPING = TEST_BOTS / "snooping.py"
 KEY_PRINTED = re.compile(r"WARAQ_DEAL_KEY=([0-9a-f]{64})")

@@ -5,6 +5,10 @@ named as pyproject.toml's package-dir installs it, from every import
 statement anywhere in a file: at the top, inside functions (the lazy imports
 that keep Hand out of a Hokm-only process) and under ``TYPE_CHECKING``. A
 lazy import is still an edge: a circle through one is a circle.
+
+The referee's folders are floors: none points back at one that points at it.
+Under them all is the ground floor (``waraq.referee.common``), which the bots
+and the ladder may use instead of the command line or the launcher.
 """
 
 from __future__ import annotations
@@ -152,15 +156,45 @@ def test_the_engines_import_no_other_layer_of_the_referee_and_no_io():
     assert wrong == []
 
 
-def test_the_bots_import_of_the_referee_only_its_engines_argument_checks_and_bot_table():
-    allowed = ("waraq.referee.games", "waraq.referee.cli.arguments", "waraq.referee.launch.built_in")
-    wrong = sorted(
+def importers_of(package: str, banned: tuple[str, ...], allowed: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    """Every (module of ``package``, import) that reaches under a ``banned`` name and no ``allowed`` one."""
+    return sorted(
         (name, target)
-        for name, targets in graph().items() if under(name, "waraq.bots")
+        for name, targets in graph().items() if under(name, package)
         for target in targets
-        if under(target, "waraq.referee") and not any(under(target, a) for a in allowed)
+        if any(under(target, b) for b in banned) and not any(under(target, a) for a in allowed)
     )
-    assert wrong == []
+
+
+def test_the_bots_import_of_the_referee_only_its_engines_and_its_ground_floor():
+    assert importers_of("waraq.bots", ("waraq.referee",), ("waraq.referee.games", "waraq.referee.common")) == []
+
+
+def test_the_ladder_does_not_reach_into_the_referees_command_line():
+    assert importers_of("waraq.ladder", ("waraq.referee.cli",)) == []
+
+
+def test_the_ground_floor_imports_of_the_referee_only_the_games():
+    allowed = ("waraq.referee.common", "waraq.referee.games")
+    assert importers_of("waraq.referee.common", ("waraq.referee",), allowed) == []
+
+
+def floor_of(name: str) -> str:
+    """The referee's folder a module is in (``waraq.referee.match``), or the module itself elsewhere."""
+    parts = name.split(".")
+    return ".".join(parts[:3]) if under(name, "waraq.referee") and len(parts) > 3 else name
+
+
+def test_no_folder_of_the_referee_points_back_at_one_that_points_at_it():
+    merged: dict[str, set[str]] = {}
+    for name, targets in graph().items():
+        if under(name, "waraq.referee"):
+            merged.setdefault(floor_of(name), set()).update(
+                floor_of(t) for t in targets if under(t, "waraq.referee") and t in modules()
+            )
+    floors = {floor: frozenset(targets - {floor}) for floor, targets in merged.items()}
+    assert len(floors) > 8 and "waraq.referee.run" in floors["waraq.referee.cli"]
+    assert cycles(floors) == []
 
 
 def test_the_built_in_bots_players_are_named_in_one_table():
@@ -180,7 +214,7 @@ def test_the_built_in_bots_players_are_named_in_one_table():
 def test_the_installed_table_of_built_in_bots_is_the_checkouts():
     # An editable install keeps the entry points of its last `pip install -e .`: a stale one
     # would launch bots this checkout no longer lists.
-    from waraq.referee.launch import built_in
+    from waraq.referee.common import built_in
 
     installed = {
         f"{bot.name}.{game}": f"{entry.module}:{entry.attr}"

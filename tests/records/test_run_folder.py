@@ -20,8 +20,8 @@ import pytest
 from tests.support.replay_records import hand_worked
 from waraq.referee.games.hokm.rules import PRESETS
 from waraq.referee.launch.bots import BotSpec
-from waraq.referee.match.runner import RunConfig, match_id
-from waraq.referee.records import run_folder
+from waraq.referee.run import run_folder
+from waraq.referee.run.runner import RunConfig, match_id
 
 WARAQ = str(Path(sys.executable).with_name("waraq"))
 MATCH = ("match", "--bots", "random", "--rules", "short", "--games", "2")

@@ -113,4 +113,4 @@ print(sorted(name for name, module in sys.modules.items() if name.startswith("wa
 """
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
-    assert run.stdout.strip() == str(["waraq.referee.cli.arguments", "waraq.referee.launch.built_in"])
+    assert run.stdout.strip() == str(["waraq.referee.common.arguments", "waraq.referee.common.built_in"])

@@ -37,8 +37,8 @@ from waraq.referee.games.hand.engine import (
     stack_deck,
 )
 from waraq.referee.match.inprocess import play_match
-from waraq.referee.match.runner import match_id
 from waraq.referee.records.record_file import read_record
+from waraq.referee.run.runner import match_id
 
 TWO = rules(players=2, rounds=1)
 

@@ -35,9 +35,9 @@ from waraq.referee.games.hokm import engine as hokm
 from waraq.referee.games.hokm.engine import HokmView, dealer_from_events, winning_index
 from waraq.referee.games.hokm.rules import HokmRules
 from waraq.referee.launch.bots import BotSpec
-from waraq.referee.match import runner
 from waraq.referee.match.play import MatchOutcome
 from waraq.referee.records.record_file import read_record
+from waraq.referee.run import runner
 from waraq.v1 import bot_pb2 as pb
 from waraq.v1 import bot_pb2_grpc
 

@@ -47,9 +47,9 @@ from waraq.referee.games.hokm.rules import PRESETS, HokmRules
 from waraq.referee.launch.bots import BotSpec
 from waraq.referee.match.faults import Fault, FaultCode
 from waraq.referee.match.play import MatchConfig, TimeControl, run_match
-from waraq.referee.match.runner import RunConfig, run
 from waraq.referee.match.seats import Answer, InProcessSeat, Question
 from waraq.referee.records.record_file import FORMAT, RecordWriter
+from waraq.referee.run.runner import RunConfig, run
 from waraq.v1 import bot_pb2 as pb
 from waraq.v1 import bot_pb2_grpc
 

@@ -21,8 +21,8 @@ from waraq.referee.games.hokm.rules import HokmRules
 from waraq.referee.launch import sandbox
 from waraq.referee.launch.bots import BotSpec
 from waraq.referee.match.play import TimeControl
-from waraq.referee.match.runner import RunConfig, run
 from waraq.referee.records.record_file import read_record
+from waraq.referee.run.runner import RunConfig, run
 
 HOSTILE = TEST_BOTS / "hostile.py"
 RULES = HokmRules(target_score=1)

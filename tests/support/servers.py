@@ -13,9 +13,9 @@ from tests.support.proxy import CorruptingProxy
 from waraq.bots.server import PlayerBot, builtin_players, start_server
 from waraq.referee.launch.bots import BotSpec
 from waraq.referee.match.play import MatchConfig, MatchOutcome, TimeControl, run_match
-from waraq.referee.match.runner import RunConfig, RunReport, run
 from waraq.referee.match.seats import RemoteSeat, open_channel
 from waraq.referee.records.record_file import RecordWriter
+from waraq.referee.run.runner import RunConfig, RunReport, run
 
 FAST = TimeControl(decision_ms=5_000, bank_ms=30_000, startup_ms=30_000)
 

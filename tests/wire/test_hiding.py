@@ -31,8 +31,8 @@ from waraq.referee.games.hokm.rules import HokmRules
 from waraq.referee.launch.bots import BotSpec
 from waraq.referee.match.inprocess import play_match
 from waraq.referee.match.play import TimeControl
-from waraq.referee.match.runner import RunConfig, match_id, run
 from waraq.referee.records.record_file import read_record
+from waraq.referee.run.runner import RunConfig, match_id, run
 from waraq.v1 import bot_pb2 as pb
 
 FIRST_SEED = 900_001  # large, so that the seed written anywhere would be noticed

@@ -37,8 +37,8 @@ from typing import Any
 from waraq.referee.games.results import ResultReason
 from waraq.referee.match import secret_deals
 from waraq.referee.match.play import FaultRecord, MatchOutcome
-from waraq.referee.match.runner import RunConfig, match_id, record_name
 from waraq.referee.records.record_file import RecordError, read_record
+from waraq.referee.run.runner import RunConfig, match_id, record_name
 
 FORMAT = "waraq.run.v1"
 RECORD_SUFFIXES = (".jsonl", ".jsonl.gz")
@@ -176,7 +176,7 @@ def _differences(folder: Path, wanted: dict[str, Any]) -> list[str] | None:
 
 
 def _records(folder: Path, game: str) -> list[Path]:
-    """The game's records in the folder (``hokm-7.jsonl``: see :func:`waraq.referee.match.runner.record_name`)."""
+    """The game's records in the folder (``hokm-7.jsonl``: see :func:`waraq.referee.run.runner.record_name`)."""
     return sorted(
         p
         for p in folder.iterdir()

@@ -55,7 +55,7 @@ class RunConfig:
     deal_key: str = ""  # see MatchConfig.deal_key; `waraq match` gives a fresh one unless told one
     # How launched bots are confined (waraq.referee.launch.sandbox); the records are hidden from them besides.
     confinement: sandbox.Config = sandbox.Config()
-    skip: frozenset[int] = frozenset()  # seeds not to play: their records are kept (waraq.referee.records.run_folder)
+    skip: frozenset[int] = frozenset()  # seeds not to play: their records are kept (waraq.referee.run.run_folder)
 
     def __post_init__(self) -> None:
         if len(self.bots) != self.rules.players:
