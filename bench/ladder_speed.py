@@ -32,9 +32,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from waraq.ladder import folder
-from waraq.ladder.ledger import Target
-from waraq.ladder.scheduler import RunState, run
+from waraq.ladder.play import folder
+from waraq.ladder.play.ledger import Target
+from waraq.ladder.play.scheduler import RunState, run
 from waraq.referee.games.hokm.rules import PRESETS
 
 HERE = Path(__file__).resolve().parent

@@ -18,7 +18,7 @@ planned, so ``plan_next`` never waits on a match in flight: there is none.
 4-player classic) for ``--matches`` matches on each of ``--seeds`` seeds, with
 duplicate deals and, on the same seeds and deal key (so the same deals),
 without; after every batch it reads the table's order
-(:func:`waraq.ladder.table.standings`, rank order) and prints, per seed, the
+(:func:`waraq.ladder.present.table.standings`, rank order) and prints, per seed, the
 matches until that order first equals the true order and the count from
 which it stays so to the end, then the medians.
 """
@@ -38,11 +38,14 @@ from typing import Any
 
 from known_order import EPSILONS, EpsilonPlayer  # this file's folder leads sys.path: bench/known_order.py
 
-from waraq.ladder import boards, folder, head_to_head, key_file, ledger, table
-from waraq.ladder import config as cfg
-from waraq.ladder import ratings as rt
-from waraq.ladder.matchmaking import group_size
-from waraq.ladder.store import PLANNED, RATED, UNRATED, Outcome, Planned, Store
+from waraq.ladder.play import folder, head_to_head, ledger
+from waraq.ladder.play.matchmaking import group_size
+from waraq.ladder.present import table
+from waraq.ladder.stats import boards
+from waraq.ladder.stats import ratings as rt
+from waraq.ladder.storage import config as cfg
+from waraq.ladder.storage import key_file
+from waraq.ladder.storage.store import PLANNED, RATED, UNRATED, Outcome, Planned, Store
 from waraq.referee.games.hokm.rules import PRESETS
 from waraq.referee.match import secret_deals
 from waraq.referee.match.inprocess import play_match
@@ -274,7 +277,7 @@ def task_ordering(
 ) -> dict[str, Any]:
     """Part 1 (and 5): a ladder of the five for ``matches``; the matches until ordered by the table and
     by TrueSkill per match, and for paired ladders ρ, the effective matches of a board and the fitted β."""
-    from waraq.ladder import evidence
+    from waraq.ladder.play import evidence
 
     path = Path(work) / f"order-{seed}-{'paired' if duplicate else 'single'}"
     make_ladder(path, seed, bots, duplicate=duplicate)
@@ -320,8 +323,8 @@ def task_stable(work: str, seed: int, part: str, bots: Sequence[BenchBot], partn
 def task_versus(work: str, seed: int, duplicate: bool, epsilon: float = 0.25) -> dict[str, Any]:
     """Parts 4 and 6: `waraq versus heuristic ε=0.25` as versus.py sets it up, in process, with or without
     duplicate boards; then each deal played once more by four ε = 0 bots (the baseline)."""
-    from waraq.ladder.matchmaking import group_size
-    from waraq.ladder.sprt import Sprt
+    from waraq.ladder.play.matchmaking import group_size
+    from waraq.ladder.stats.sprt import Sprt
 
     pair = (VERSUS[0], BenchBot(f"eps-{epsilon:g}", epsilon))
     path = Path(work) / f"versus-{epsilon:g}-{seed}-{'paired' if duplicate else 'single'}"

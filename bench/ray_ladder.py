@@ -7,7 +7,7 @@ One run plays the same ladder (``random`` and ``heuristic``, 4-player Hokm to
 matches) ``--repeats`` times each way, a fresh folder every time, and prints
 medians:
 
-* the local ladder (ladder/scheduler.py) with 1 and with 2 matches at once:
+* the local ladder (ladder/play/scheduler.py) with 1 and with 2 matches at once:
   its bots started once for the run;
 * the ladder on a local Ray cluster (``ray.init(num_cpus=N)``: N worker
   processes) with 1 and with 2 workers, 2 matches in flight: each match a
@@ -41,9 +41,9 @@ from typing import Any
 
 import ray
 
-from waraq.ladder import folder, ledger, ray_cluster
-from waraq.ladder.ledger import Target
-from waraq.ladder.scheduler import RunState, run
+from waraq.ladder.play import folder, ledger, ray_cluster
+from waraq.ladder.play.ledger import Target
+from waraq.ladder.play.scheduler import RunState, run
 from waraq.referee.games.hokm.rules import PRESETS
 
 BOTS = {"random": "random", "heuristic": "heuristic"}

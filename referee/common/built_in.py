@@ -6,7 +6,7 @@ knows the built-in bots reads that table through this module: a bot spec
 (``--bots random``, :class:`waraq.referee.launch.bots.BotSpec`), the bot
 server (``python -m waraq.bots.server NAME``, the command a built-in bot is
 launched by), ``waraq bot serve`` and ``waraq play``, and the ladder, which
-hashes a built-in bot's modules as its version (:mod:`waraq.ladder.bot_code`).
+hashes a built-in bot's modules as its version (:mod:`waraq.ladder.play.bot_code`).
 So the referee names no bot and imports none: data flows referee -> bots,
 never back, and adding a bot is one line per game in pyproject.toml
 (then ``pip install -e .`` again, which rewrites the metadata).

@@ -63,7 +63,7 @@ class SeededDealer:
 class SeatDealer(SeededDealer):
     """A seeded dealer whose deck ``k`` reaches the same seats whoever deals it: for boards.
 
-    The matches of a board (ladder/boards.py) share their seed, so their decks; but the
+    The matches of a board (ladder/stats/boards.py) share their seed, so their decks; but the
     hakem who deals a Hokm round depends on the rounds before, so the same deck dealt from
     another seat gives every hand to another player, and a board's rooms share almost no
     luck after the first round (measured: ρ ≈ 0 between rooms over a match to 7). With this

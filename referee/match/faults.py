@@ -38,7 +38,7 @@ class FaultCode(StrEnum):
     HELLO_FAILED = "hello_failed"
     HELLO_UNREADABLE = "hello_unreadable"
     NOT_STARTED = "not_started"
-    NOT_RUNNING = "not_running"  # a ladder's bot, suspended or not started again (waraq.ladder.scheduler)
+    NOT_RUNNING = "not_running"  # a ladder's bot, suspended or not started again (waraq.ladder.play.scheduler)
     # .. its Hello does not declare the match (waraq.referee.match.hello) ..
     WRONG_PROTOCOL = "wrong_protocol"
     NO_GAMES = "no_games"

@@ -19,7 +19,7 @@ milliseconds. So every match that seats a stranger's bot is dealt under a
 Without a key (``""``: in-process play, tests, bots one trusts) the dealing
 seed is the bare seed, as it always was, so pinned data and golden
 playthroughs keep their decks. ``docs/security.md`` says what is secret,
-where it is kept and why; ``ladder/key_file.py`` keeps a ladder's key.
+where it is kept and why; ``ladder/storage/key_file.py`` keeps a ladder's key.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ The ladder is really played (4-player Hokm to 1 point, 12 matches over gRPC):
 heuristic, random, ``shady`` (random play, Hello name
 ``<script>alert(1)</script>``) and ``clumsy`` (an illegal card at its 12th
 decision of a match, a forfeit). What is read through the page: the DOM
-ladder/report_html.py documents (``#standings tbody tr[data-bot]``,
+ladder/present/report_html.py documents (``#standings tbody tr[data-bot]``,
 ``#ratings polyline.series``, ``#matrix td.cell`` with ``data-rate``, ``a.replay``).
 """
 
@@ -16,8 +16,9 @@ from urllib.parse import unquote, urlparse
 import pytest
 
 from tests.support.report_ladders import HOSTILE, MATCHES, played_ladder
-from waraq.ladder import folder, report_html, table
-from waraq.ladder.cli import describe
+from waraq.ladder.commands.cli import describe
+from waraq.ladder.play import folder
+from waraq.ladder.present import report_html, table
 from waraq.referee.replay.walk import load
 
 pytestmark = pytest.mark.system("chromium")  # Debian's Chromium opens the pages

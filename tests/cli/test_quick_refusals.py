@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.ladders import make
-from waraq.ladder import cluster
+from waraq.ladder.play import cluster
 from waraq.referee.cli.main import main
 from waraq.referee.conformance.check import case_ids, unknown_cases
 

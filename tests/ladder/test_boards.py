@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from waraq.ladder import boards, folder, ledger
-from waraq.ladder import ratings as rt
-from waraq.ladder.ratings import environment
-from waraq.ladder.store import RATED, Outcome, Planned, Played
+from waraq.ladder.play import folder, ledger
+from waraq.ladder.stats import boards
+from waraq.ladder.stats import ratings as rt
+from waraq.ladder.stats.ratings import environment
+from waraq.ladder.storage.store import RATED, Outcome, Planned, Played
 from waraq.referee.games.hokm.rules import PRESETS
 
 TEAMS = rt.Layout(4, 2)

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from waraq.ladder import folder
-from waraq.ladder.bot_code import code_files
+from waraq.ladder.play import folder
+from waraq.ladder.play.bot_code import code_files
 from waraq.referee.games.hokm.rules import PRESETS
 from waraq.referee.launch.bots import BotSpec
 
@@ -68,7 +68,7 @@ def test_a_built_in_bot_is_the_server_its_players_and_what_they_import_found_wit
     # the table names hokm_random and hand_random; hand_random imports hand_turn. Not heuristic's.
     code = """
 import sys
-from waraq.ladder.bot_code import code_files
+from waraq.ladder.play.bot_code import code_files
 from waraq.referee.launch.bots import BotSpec
 print(sorted(p.name for p in code_files(BotSpec.parse("random"))))
 print(sorted(m for m in sys.modules if m.startswith("waraq.bots")))

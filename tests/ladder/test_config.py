@@ -6,9 +6,9 @@ import tomllib
 
 import pytest
 
-from waraq.ladder import config as cfg
-from waraq.ladder import folder
-from waraq.ladder.config import Bot, ConfigError
+from waraq.ladder.play import folder
+from waraq.ladder.storage import config as cfg
+from waraq.ladder.storage.config import Bot, ConfigError
 from waraq.referee.games.hokm.rules import PRESETS
 from waraq.referee.launch import sandbox
 
@@ -80,7 +80,7 @@ def test_a_folder_without_a_ladder_says_how_to_make_one(tmp_path):
 
 
 def test_rules_changed_after_matches_were_planned_are_refused(tmp_path):
-    from waraq.ladder.store import Planned
+    from waraq.ladder.storage.store import Planned
 
     folder.init(tmp_path, PRESETS["classic"].replace(target_score=1), seed=1)
     with folder.open_ladder(tmp_path) as ladder:

@@ -6,10 +6,10 @@ import math
 
 import pytest
 
-from waraq.ladder.design import Knowledge, OpenLinks, questions
-from waraq.ladder.ratings import layout
-from waraq.ladder.sequential import PairVerdict, Verdict
-from waraq.ladder.strength import ELO_SCALE, fit
+from waraq.ladder.stats.design import Knowledge, OpenLinks, questions
+from waraq.ladder.stats.ratings import layout
+from waraq.ladder.stats.sequential import PairVerdict, Verdict
+from waraq.ladder.stats.strength import ELO_SCALE, fit
 
 FOUR = layout(4)
 S2 = 100.0**2  # each strength known to ±100 Elo, independently

@@ -23,11 +23,11 @@ from pathlib import Path
 import pytest
 import trueskill
 
-from waraq.ladder import config as cfg
-from waraq.ladder import folder
-from waraq.ladder import ratings as rt
-from waraq.ladder.config import ConfigError, Matchmaking, TrueSkillSettings
-from waraq.ladder.matchmaking import History, MatchmakingError, Planner, candidates, rotations
+from waraq.ladder.play import folder
+from waraq.ladder.play.matchmaking import History, MatchmakingError, Planner, candidates, rotations
+from waraq.ladder.stats import ratings as rt
+from waraq.ladder.storage import config as cfg
+from waraq.ladder.storage.config import ConfigError, Matchmaking, TrueSkillSettings
 from waraq.referee.games import registry
 from waraq.referee.records.record_file import read_record
 

@@ -23,7 +23,7 @@ import pytest
 
 from tests.support.deals import records_of
 from tests.support.ladders import make
-from waraq.ladder import key_file
+from waraq.ladder.storage import key_file
 from waraq.referee.games.hokm.rules import PRESETS
 
 RULES = PRESETS["two"].replace(target_score=1)

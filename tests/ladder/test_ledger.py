@@ -15,12 +15,13 @@ from dataclasses import replace
 import pytest
 
 from tests.support.ladders import check_invariants
-from waraq.ladder import evidence, folder, ledger
-from waraq.ladder import ratings as rt
-from waraq.ladder.config import Faults, LadderConfig, Matchmaking
-from waraq.ladder.ratings import environment
-from waraq.ladder.sequential import Verdict
-from waraq.ladder.store import (
+from waraq.ladder.play import evidence, folder, ledger
+from waraq.ladder.stats import ratings as rt
+from waraq.ladder.stats.ratings import environment
+from waraq.ladder.stats.sequential import Verdict
+from waraq.ladder.stats.strength import win_probability
+from waraq.ladder.storage.config import Faults, LadderConfig, Matchmaking
+from waraq.ladder.storage.store import (
     CANCELLED,
     PLANNED,
     RATED,
@@ -31,7 +32,6 @@ from waraq.ladder.store import (
     Planned,
     Store,
 )
-from waraq.ladder.strength import win_probability
 from waraq.referee.games.hokm.rules import PRESETS
 
 RULES = PRESETS["classic"].replace(target_score=1)

@@ -8,10 +8,10 @@ from itertools import combinations
 
 import pytest
 
-from waraq.ladder import ratings as rt
-from waraq.ladder.config import Matchmaking, TrueSkillSettings
-from waraq.ladder.design import OpenLinks
-from waraq.ladder.matchmaking import History, MatchmakingError, Planner, rotations
+from waraq.ladder.play.matchmaking import History, MatchmakingError, Planner, rotations
+from waraq.ladder.stats import ratings as rt
+from waraq.ladder.stats.design import OpenLinks
+from waraq.ladder.storage.config import Matchmaking, TrueSkillSettings
 
 ENV = rt.environment(TrueSkillSettings())
 

@@ -7,8 +7,8 @@ import math
 import pytest
 import trueskill
 
-from waraq.ladder import ratings as rt
-from waraq.ladder.config import TrueSkillSettings
+from waraq.ladder.stats import ratings as rt
+from waraq.ladder.storage.config import TrueSkillSettings
 
 LADDER = rt.environment(TrueSkillSettings())  # the ladder's default: no draws
 A, B, C, D = 1, 2, 3, 4

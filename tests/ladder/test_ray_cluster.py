@@ -26,12 +26,12 @@ import pytest
 import ray  # the README's setup and .ci/run install it: 'waraq[ray]'
 
 from tests.support.ladders import DEAL_KEY, check_invariants, make
-from waraq.ladder import cluster as cluster_option
-from waraq.ladder import folder, planned_match, ray_cluster
-from waraq.ladder.config import Bot
-from waraq.ladder.ledger import Target
-from waraq.ladder.scheduler import RunState, run
-from waraq.ladder.store import Planned
+from waraq.ladder.play import cluster as cluster_option
+from waraq.ladder.play import folder, planned_match, ray_cluster
+from waraq.ladder.play.ledger import Target
+from waraq.ladder.play.scheduler import RunState, run
+from waraq.ladder.storage.config import Bot
+from waraq.ladder.storage.store import Planned
 from waraq.referee.cli.main import main
 from waraq.referee.match import secret_deals
 from waraq.referee.records.record_file import read_record

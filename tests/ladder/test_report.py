@@ -19,8 +19,9 @@ import pytest
 
 from tests.support.ladders import make
 from tests.support.report_ladders import BOTS, HOSTILE, MATCHES, WARAQ, played_ladder, waraq
-from waraq.ladder import folder, plot, report, report_html, svg, table
-from waraq.ladder.cli import describe
+from waraq.ladder.commands.cli import describe
+from waraq.ladder.play import folder
+from waraq.ladder.present import plot, report, report_html, svg, table
 
 ROOMS = 2  # a 4-player board: the deal played twice, the teams swapped
 

@@ -24,11 +24,11 @@ import pytest
 
 from tests.support import TEST_BOTS
 from tests.support.ladders import check_invariants, make
-from waraq.ladder import folder
-from waraq.ladder.bots import reap
-from waraq.ladder.ledger import Target
-from waraq.ladder.scheduler import RunState, run
-from waraq.ladder.store import Store
+from waraq.ladder.play import folder
+from waraq.ladder.play.bots import reap
+from waraq.ladder.play.ledger import Target
+from waraq.ladder.play.scheduler import RunState, run
+from waraq.ladder.storage.store import Store
 from waraq.referee.games.hokm.engine import deal_order
 from waraq.referee.games.hokm.rules import PRESETS
 from waraq.referee.records.record_file import read_record

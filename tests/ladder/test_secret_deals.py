@@ -22,10 +22,10 @@ from typing import Any
 import pytest
 
 from tests.support.deals import deck_dealt, first_deck, records_of, verified, waraq
-from waraq.ladder import folder, ledger
-from waraq.ladder.ledger import DEALS_PER_SEED, Target
-from waraq.ladder.ratings import environment
-from waraq.ladder.scheduler import RunState, run
+from waraq.ladder.play import folder, ledger
+from waraq.ladder.play.ledger import DEALS_PER_SEED, Target
+from waraq.ladder.play.scheduler import RunState, run
+from waraq.ladder.stats.ratings import environment
 from waraq.referee.games import registry
 from waraq.referee.games.hokm.rules import PRESETS
 from waraq.referee.match.secret_deals import dealing_seed

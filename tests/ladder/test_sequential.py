@@ -17,9 +17,9 @@ from statistics import NormalDist
 import pytest
 
 from tests.support.paired_ladders import self_partners
-from waraq.ladder import sequential as sq
-from waraq.ladder.sequential import PairVerdict, StoppingRule, Verdict
-from waraq.ladder.strength import Fit, fit
+from waraq.ladder.stats import sequential as sq
+from waraq.ladder.stats.sequential import PairVerdict, StoppingRule, Verdict
+from waraq.ladder.stats.strength import Fit, fit
 
 
 def fixed_sample_z(alpha: float) -> float:

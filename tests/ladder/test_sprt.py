@@ -15,7 +15,7 @@ import random
 import pytest
 
 from tests.support.synthetic_boards import board, edge_for_elo
-from waraq.ladder.sprt import (
+from waraq.ladder.stats.sprt import (
     Decision,
     Sprt,
     Tally,

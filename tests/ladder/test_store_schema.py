@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from waraq.ladder.store import SCHEMA_VERSION, FaultRow, Outcome, Planned, Store, StoreError
+from waraq.ladder.storage.store import SCHEMA_VERSION, FaultRow, Outcome, Planned, Store, StoreError
 
 TIMEOUT = FaultRow(0, "TIMEOUT", "no reply within 600 ms (deadline + bank)", 1, "no_reply")
 ILLEGAL = FaultRow(1, "ILLEGAL", "seat 1 played '6S' but does not hold it", 2, "illegal_action")

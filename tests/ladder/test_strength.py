@@ -14,8 +14,8 @@ import random
 import pytest
 
 from tests.support.paired_ladders import centred, mixed_partners
-from waraq.ladder import strength as st
-from waraq.ladder.strength import Comparison
+from waraq.ladder.stats import strength as st
+from waraq.ladder.stats.strength import Comparison
 
 Z95 = 1.959964  # the two-sided 95 % normal quantile
 FLAT = 1e6  # a prior so wide that the MAP is the maximum-likelihood estimate to far below 0.001 Elo
@@ -32,7 +32,7 @@ def one_room_boards(plus, minus, wins, losses, draws=0):
 
 def residuals_of_seat_zero(boards, fit):
     """Per board, per room, the seat-0 side's score minus the fit's probability (the simulated boards put the
-    seat-0 side first in every comparison, as ladder/boards.py does)."""
+    seat-0 side first in every comparison, as ladder/stats/boards.py does)."""
     out = []
     for board in boards:
         rooms = []

@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 from rich.console import Console
 
-from waraq.ladder import folder, ledger, table
-from waraq.ladder.live import LiveView
-from waraq.ladder.ratings import environment
-from waraq.ladder.scheduler import RunState
-from waraq.ladder.store import FaultRow, Outcome, Planned
+from waraq.ladder.play import folder, ledger
+from waraq.ladder.play.scheduler import RunState
+from waraq.ladder.present import table
+from waraq.ladder.present.live import LiveView
+from waraq.ladder.stats.ratings import environment
+from waraq.ladder.storage.store import FaultRow, Outcome, Planned
 from waraq.referee.games.hokm.rules import PRESETS
 
 

@@ -229,7 +229,7 @@ def test_without_bubblewrap_auto_warns_once_and_on_refuses(tmp_path, monkeypatch
 
 def test_a_hostile_ladder_bot_cannot_touch_the_ladder(tmp_path):
     """The ladder's folder (database, records, key, logs) is hidden from its bots, whatever they know of it."""
-    from waraq.ladder import folder
+    from waraq.ladder.play import folder
 
     path = tmp_path / "ladder"
     folder.init(path, HokmRules(target_score=1), seed=3)
@@ -327,7 +327,7 @@ def test_a_path_the_command_names_cannot_undo_a_hidden_folder(tmp_path):
 def test_a_ladder_bot_added_from_inside_the_ladder_folder_sees_its_own_folder_only(tmp_path):
     """The bot's own folder inside a hidden one (a ladder's bots/ folder) is shown again; the ladder's
     key, database and records beside it stay hidden."""
-    from waraq.ladder import folder
+    from waraq.ladder.play import folder
 
     path = tmp_path / "ladder"
     folder.init(path, HokmRules(target_score=1), seed=5)
@@ -397,7 +397,7 @@ def test_an_unconfined_bot_dies_with_a_referee_killed_with_sigkill(tmp_path):
 def test_a_ladder_bot_has_a_process_for_each_seat_and_each_seating_of_a_deal(tmp_path):
     """Partners served by one process would share their hands; the matches of a duplicate deal
     share their decks, so a process that played one would know the hands of the next."""
-    from waraq.ladder import folder
+    from waraq.ladder.play import folder
 
     path = tmp_path / "ladder"
     folder.init(path, HokmRules(target_score=1), seed=4, partners="self")

@@ -30,7 +30,7 @@ from tests.support import TEST_BOTS
 from tests.support.proxy import marked_note
 from tests.support.servers import run_one_against_random
 from waraq.bots.server import GAMES, PlayerBot, builtin_players, start_server
-from waraq.ladder import folder
+from waraq.ladder.play import folder
 from waraq.referee.common import built_in
 from waraq.referee.games.hand.rules import PRESETS as HAND
 from waraq.referee.games.hokm.rules import HokmRules

@@ -1,7 +1,7 @@
 """A bug of the referee aborts its match with one result line, written by one function, for any caller.
 
 ``waraq match`` (referee/run/runner.py) and ``waraq ladder run``
-(ladder/scheduler.py) both end such a match with
+(ladder/play/scheduler.py) both end such a match with
 ``play.abort_on_referee_error``: the record's last line is the abort of
 docs/records.md "#### Reasons", the bots are charged with nothing, and the
 bug is shown on stderr. The bug here is a seat that raises what is no Fault,
@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.ladders import make
-from waraq.ladder import folder
-from waraq.ladder.ledger import Target
-from waraq.ladder.scheduler import RunState, Scheduler
-from waraq.ladder.store import Planned
+from waraq.ladder.play import folder
+from waraq.ladder.play.ledger import Target
+from waraq.ladder.play.scheduler import RunState, Scheduler
+from waraq.ladder.storage.store import Planned
 from waraq.referee.games.hokm.rules import HokmRules
 from waraq.referee.launch.bots import BotSpec
 from waraq.referee.match.play import referee_error_result

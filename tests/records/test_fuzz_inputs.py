@@ -4,7 +4,7 @@ What each reader promises, and what is checked here on inputs hypothesis
 builds: :func:`waraq.referee.records.record_file.read_record` reads anything, keeping the
 events before the first bad line; :func:`waraq.referee.replay.walk.load` and
 :func:`waraq.referee.replay.verify.verify_record` never raise for a bad record, they say
-what is wrong; a game's rules loader and :func:`waraq.ladder.config.load` raise
+what is wrong; a game's rules loader and :func:`waraq.ladder.storage.config.load` raise
 their own ``RulesError`` / ``ConfigError`` naming the problem, or succeed.
 The inputs are arbitrary bytes, arbitrary JSON lines, real records with
 fields changed, dropped and lines moved, and TOML documents built from
@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.support.replay_records import hand_worked, record_header, render
-from waraq.ladder import config as ladder_config
+from waraq.ladder.storage import config as ladder_config
 from waraq.referee.cli.replay import match_text, step_screen
 from waraq.referee.games.hand import engine as hand
 from waraq.referee.games.hand.rules import HandRules

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from waraq.ladder import folder
-from waraq.ladder.store import CANCELLED, PLANNED, RATED
+from waraq.ladder.play import folder
+from waraq.ladder.storage.store import CANCELLED, PLANNED, RATED
 from waraq.referee.games.hokm.rules import PRESETS
 
 

@@ -2,7 +2,7 @@
 
 A board here is one deal of 4-player Hokm played in two rooms, the teams
 swapped: team A in seats 0+2 in the first room, team B in the second. Each
-room's result is drawn with exactly the probability ladder/strength.py's model
+room's result is drawn with exactly the probability ladder/stats/strength.py's model
 gives (so the truth the fit should find is the Elos drawn from), and the two
 rooms are tied together by a Gaussian copula: team A's latent luck in the two
 rooms correlates ``correlation``. Negative is what duplicate deals do (A held
@@ -19,7 +19,7 @@ import random
 from collections.abc import Sequence
 from statistics import NormalDist
 
-from waraq.ladder.strength import Comparison, win_probability
+from waraq.ladder.stats.strength import Comparison, win_probability
 
 STANDARD_NORMAL = NormalDist()
 
@@ -27,7 +27,7 @@ STANDARD_NORMAL = NormalDist()
 def board(
     rng: random.Random, team_a: tuple[int, ...], team_b: tuple[int, ...], elo: Sequence[float], correlation: float
 ) -> list[Comparison]:
-    """One board between two teams (a bot partnering itself appears twice), each comparison as ladder/boards.py
+    """One board between two teams (a bot partnering itself appears twice), each comparison as ladder/stats/boards.py
     makes it: the side in seat 0 first."""
     p = win_probability(sum(elo[bot] for bot in team_a) - sum(elo[bot] for bot in team_b))
     threshold = STANDARD_NORMAL.inv_cdf(p)

@@ -1,4 +1,4 @@
-"""Synthetic boards with card luck, for testing waraq.ladder.sprt's error rates and pairing's saving.
+"""Synthetic boards with card luck, for testing waraq.ladder.stats.sprt's error rates and pairing's saving.
 
 A room is won by A when edge + luck + noise > 0, noise ~ N(0, 1) the play's
 own randomness and luck ~ N(0, luck²) what the cards give A's seating. A
@@ -16,7 +16,7 @@ import math
 import random
 from statistics import NormalDist
 
-from waraq.ladder.sprt import score_of_elo
+from waraq.ladder.stats.sprt import score_of_elo
 
 
 def edge_for_elo(elo: float, luck: float) -> float:

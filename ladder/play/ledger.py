@@ -5,19 +5,19 @@ only on what the database holds and the ladder's seed, never on timing. That
 is what makes a run that was killed and started again end exactly where an
 uninterrupted run ends:
 
-* Results are rated in planned order, a board at a time (ladder/boards.py: the
+* Results are rated in planned order, a board at a time (ladder/stats/boards.py: the
   matches of one deal, rated once from their paired outcome). A result that
   arrives before an earlier match's is stored (``done``) and rated as soon as
   every earlier match and the rest of its board are; storing a result and
   every rating it unblocks is one transaction.
 * Whether to stop is read from the same state at the same boundary: the
-  table's order at ``until_stable`` (ladder/evidence.py, ladder/sequential.py),
-  or a head to head's test (ladder/head_to_head.py), so a resumed run stops
+  table's order at ``until_stable`` (ladder/play/evidence.py, ladder/stats/sequential.py),
+  or a head to head's test (ladder/play/head_to_head.py), so a resumed run stops
   on the very boards an unbroken one would.
 * Batch ``k`` is planned from the ratings and suspensions as they stood after
   batch ``k - 2`` (its *boundary*), with ``until_stable`` from the rule's
   verdicts there too (which links are still open: matchmaking seats the boards
-  that tell most about them, ladder/design.py), and from the seatings of every match planned
+  that tell most about them, ladder/stats/design.py), and from the seatings of every match planned
   before it, so it is the same batch whenever it happens to be planned; batch
   ``k - 1`` meanwhile keeps the bots busy. When the goal looks met counting
   batch ``k - 1`` in full (target reached, or the table stable), batch ``k``
@@ -36,14 +36,15 @@ from enum import Enum, StrEnum
 
 import trueskill
 
-from waraq.ladder import boards, evidence, head_to_head
-from waraq.ladder import ratings as rt
-from waraq.ladder.config import LadderConfig
-from waraq.ladder.design import OpenLinks
-from waraq.ladder.matchmaking import History, Planner, group_size
-from waraq.ladder.sequential import DEFAULT_MARGIN, PairVerdict, StoppingRule, Verdict
-from waraq.ladder.sprt import Sprt
-from waraq.ladder.store import (
+from waraq.ladder.play import evidence, head_to_head
+from waraq.ladder.play.matchmaking import History, Planner, group_size
+from waraq.ladder.stats import boards
+from waraq.ladder.stats import ratings as rt
+from waraq.ladder.stats.design import OpenLinks
+from waraq.ladder.stats.sequential import DEFAULT_MARGIN, PairVerdict, StoppingRule, Verdict
+from waraq.ladder.stats.sprt import Sprt
+from waraq.ladder.storage.config import LadderConfig
+from waraq.ladder.storage.store import (
     ACTIVE,
     CRASHES,
     DONE,
@@ -59,7 +60,7 @@ from waraq.ladder.store import (
 )
 
 # A deal's seed is ladder seed × this + deal number: public, so its decks come from it and the
-# ladder's secret key together (ladder/key_file.py).
+# ladder's secret key together (ladder/storage/key_file.py).
 DEALS_PER_SEED = 1_000_000
 
 
@@ -68,7 +69,7 @@ class Target:
     """When a run stops planning: at ``matches`` matches in all, or earlier once its rule is met.
 
     ``until_stable``: every two neighbours of the table ordered or shown equal within ``margin``
-    Elo (ladder/sequential.py), at ``confidence``. ``sprt`` (``waraq versus``): the sequential
+    Elo (ladder/stats/sequential.py), at ``confidence``. ``sprt`` (``waraq versus``): the sequential
     test decided. ``width``: the head-to-head Elo interval narrower than this.
     """
 
@@ -176,7 +177,7 @@ def _process(
     """Rate one board from its rooms played (in planned order), and suspend the bots that crashed too often.
 
     A crash counts as of its room: a bot suspended there has the board's later rooms
-    cancelled, and the board is rated from the rooms before (ladder/boards.py).
+    cancelled, and the board is rated from the rooms before (ladder/stats/boards.py).
     """
     layout = config.layout
     played = []

@@ -1,7 +1,7 @@
 """A ladder's bots as processes: launched where they were added, identified, and never left behind.
 
 A bot's version identity is what its ``Hello`` says (name and version) and,
-where it can be computed, a sha256 of its code (:mod:`waraq.ladder.bot_code`: a
+where it can be computed, a sha256 of its code (:mod:`waraq.ladder.play.bot_code`: a
 built-in bot's modules; a command's script, ``python -m`` module or
 executable, read from the folder the bot was added from; never the files its
 arguments merely name, such as a log). An address has only its ``Hello``.
@@ -23,9 +23,9 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from waraq.ladder import bot_code
-from waraq.ladder.config import Bot
-from waraq.ladder.store import Store
+from waraq.ladder.play import bot_code
+from waraq.ladder.storage.config import Bot
+from waraq.ladder.storage.store import Store
 from waraq.referee.launch import sandbox
 from waraq.referee.launch.bots import Endpoint
 
@@ -47,7 +47,7 @@ class Identity:
 
 
 def files_hash(bot: Bot) -> str | None:
-    """A sha256 of the bot's code (:mod:`waraq.ladder.bot_code`), or None when none is found."""
+    """A sha256 of the bot's code (:mod:`waraq.ladder.play.bot_code`), or None when none is found."""
     files = bot_code.code_files(bot.bot_spec, bot.cwd)
     if not files:
         return None

@@ -1,12 +1,12 @@
 """What a ladder's results say: its boards, the batch rating fitted to them, and the stopping rule's verdicts.
 
 One reading of the database (inside a snapshot) feeds everything that
-judges the ladder: the table (ladder/table.py), ``--until-stable`` (the
+judges the ladder: the table (ladder/present/table.py), ``--until-stable`` (the
 ledger's stop), ``waraq versus`` and the benchmarks. So the figure a table
 shows and the verdict a run stops on are the same computation.
 
-The batch rating (ladder/strength.py) is fitted to every board's
-comparisons, each board one cluster; the stopping rule (ladder/sequential.py)
+The batch rating (ladder/stats/strength.py) is fitted to every board's
+comparisons, each board one cluster; the stopping rule (ladder/stats/sequential.py)
 judges the fit's neighbours. Beside them, two figures say what the pairing
 bought: ρ, the correlation between the rooms of a board of the result on the
 same cards (high when the cards decide much), and the effective matches per
@@ -21,13 +21,13 @@ from dataclasses import dataclass, replace
 
 import trueskill
 
-from waraq.ladder import boards as bd
-from waraq.ladder import ratings as rt
-from waraq.ladder import strength
-from waraq.ladder.config import LadderConfig
-from waraq.ladder.matchmaking import group_size
-from waraq.ladder.ratings import Layout
-from waraq.ladder.store import RATED, UNRATED, Store
+from waraq.ladder.play.matchmaking import group_size
+from waraq.ladder.stats import boards as bd
+from waraq.ladder.stats import ratings as rt
+from waraq.ladder.stats import strength
+from waraq.ladder.stats.ratings import Layout
+from waraq.ladder.storage.config import LadderConfig
+from waraq.ladder.storage.store import RATED, UNRATED, Store
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The leaderboard, head-to-head figures and exports: data first, then rich renderables.
 
-The table ranks bots by their batch rating (ladder/strength.py, through
-ladder/evidence.py): an Elo fitted to every board, a team's strength the sum
+The table ranks bots by their batch rating (ladder/stats/strength.py, through
+ladder/play/evidence.py): an Elo fitted to every board, a team's strength the sum
 of its bots', so it is the same whoever a bot was matched with. Its columns:
 
 * ``Elo`` and ``95 %``: that rating, centred on every bot that played (their mean is 0), and its
@@ -11,7 +11,7 @@ of its bots', so it is the same whoever a bot was matched with. Its columns:
   happened to seat the bot with or against;
 * ``μ``, ``σ``: TrueSkill, updated once per board from its paired outcome; matchmaking reads it;
 * ``boards``, ``matches``, ``faults``: what the bot played, and its faults;
-* ``vs next``: the stopping rule's verdict on this bot and the next row (ladder/sequential.py):
+* ``vs next``: the stopping rule's verdict on this bot and the next row (ladder/stats/sequential.py):
   ``above`` (ordered), ``tied`` (equal within the margin), or blank (not yet known).
 
 Head to head, bot A against bot B counts the matches where they sat on
@@ -35,11 +35,12 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from waraq.ladder import evidence, strength
-from waraq.ladder import ratings as rt
-from waraq.ladder.config import LadderConfig
-from waraq.ladder.sequential import StoppingRule, Verdict
-from waraq.ladder.store import ACTIVE, RATED, REMOVED, RETIRED, SUSPENDED, UNRATED, Store
+from waraq.ladder.play import evidence
+from waraq.ladder.stats import ratings as rt
+from waraq.ladder.stats import strength
+from waraq.ladder.stats.sequential import StoppingRule, Verdict
+from waraq.ladder.storage.config import LadderConfig
+from waraq.ladder.storage.store import ACTIVE, RATED, REMOVED, RETIRED, SUSPENDED, UNRATED, Store
 
 Z95 = 1.959963984540054
 

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from waraq.ladder import bots as launch
-from waraq.ladder import config as cfg
-from waraq.ladder import key_file
-from waraq.ladder.config import Bot, ConfigError, LadderConfig, Matchmaking
-from waraq.ladder.store import ACTIVE, REMOVED, RETIRED, SUSPENDED, Entry, Store
+from waraq.ladder.play import bots as launch
+from waraq.ladder.storage import config as cfg
+from waraq.ladder.storage import key_file
+from waraq.ladder.storage.config import Bot, ConfigError, LadderConfig, Matchmaking
+from waraq.ladder.storage.store import ACTIVE, REMOVED, RETIRED, SUSPENDED, Entry, Store
 
 LOCK = "ladder.lock"
 
@@ -58,7 +58,7 @@ def init(
     """Make a ladder folder: ladder.toml, an empty ladder.sqlite, records/, ladder.key.
 
     ``rules`` are any game's (HokmRules, HandRules): the ladder plays their game.
-    ``deal_key`` is the secret its decks are drawn under (:mod:`waraq.ladder.key_file`):
+    ``deal_key`` is the secret its decks are drawn under (:mod:`waraq.ladder.storage.key_file`):
     a fresh one unless given (two ladders of one seed and key play the same matches).
     """
     folder = Path(folder)

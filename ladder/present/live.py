@@ -1,7 +1,7 @@
 """The live view of a run: progress, matches a second, the top of the table, faults and notes.
 
 A rich renderable read afresh at each refresh of ``rich.live.Live`` (the
-scheduler only updates a :class:`~waraq.ladder.scheduler.RunState`; the table is read
+scheduler only updates a :class:`~waraq.ladder.play.scheduler.RunState`; the table is read
 from the database, so what is shown is what is committed). Rich refreshes from
 a thread of its own: give the view a store opened for it (``any_thread``).
 """
@@ -18,11 +18,11 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
-from waraq.ladder import table
-from waraq.ladder.config import LadderConfig
-from waraq.ladder.folder import Ladder
-from waraq.ladder.scheduler import RunState, run
-from waraq.ladder.store import Store
+from waraq.ladder.play.folder import Ladder
+from waraq.ladder.play.scheduler import RunState, run
+from waraq.ladder.present import table
+from waraq.ladder.storage.config import LadderConfig
+from waraq.ladder.storage.store import Store
 
 PROGRESS_EVERY_S = 15.0
 
@@ -109,7 +109,7 @@ async def _run(ladder: Ladder, state: RunState) -> RunState:
     """The run here, or on the Ray cluster ``state.cluster`` names (the one place that imports its module)."""
     if state.cluster is None:
         return await run(ladder.folder, ladder.config, ladder.store, state)
-    from waraq.ladder import ray_cluster
+    from waraq.ladder.play import ray_cluster
 
     return await ray_cluster.run(ladder.folder, ladder.config, ladder.store, state)
 

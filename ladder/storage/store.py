@@ -9,7 +9,7 @@ a commit survive a power cut too.
 Matches are planned before they are played: a planned row holds the seed,
 the seats and the record path, and goes ``planned -> done -> rated`` (or
 ``unrated``: no side won; or ``cancelled``: a bot was suspended before the
-match was rated). The matches of one deal are a board (ladder/boards.py),
+match was rated). The matches of one deal are a board (ladder/stats/boards.py),
 rated as one. Ratings are rows, one per (board, bot), under the board's last
 rated match and never updated: a bot's rating is its latest row, and the
 whole history can be replayed.
@@ -26,7 +26,7 @@ Schemas: 2 adds each fault's code (``faults.code``). A database of schema 1
 is upgraded when first opened to write (one ``ALTER TABLE``: its faults keep
 a NULL code); opened read-only, it is read as it is, every code None.
 
-This module holds no ladder logic: ``ledger.py`` decides what to write.
+This module holds no ladder logic: ``ladder/play/ledger.py`` decides what to write.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ SQLITE_MAGIC = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite data
 DAMAGED = "it is not a whole ladder database; put back a copy of it"
 
 # A match's identity: its board (the deal, whose number makes the seed) and its seating in it. The planned
-# id is its alias, and the match id the bots see is made from that (ladder/planned_match.py). Made too in a
+# id is its alias, and the match id the bots see is made from that (ladder/play/planned_match.py). Made too in a
 # database of this schema from before it, when first opened to write: no planning ever repeated a seating.
 IDENTITY = "CREATE UNIQUE INDEX IF NOT EXISTS matches_by_identity ON matches (deal, position);"
 
@@ -201,7 +201,7 @@ class Played:
     score: tuple[int, ...]
     faulty: tuple[int, ...]
     faults: tuple[FaultRow, ...]
-    deal: int = 0  # its board (ladder/boards.py): the matches of one deal
+    deal: int = 0  # its board (ladder/stats/boards.py): the matches of one deal
 
 
 @dataclass(frozen=True)

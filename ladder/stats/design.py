@@ -1,11 +1,11 @@
 """What a board would tell the stopping rule: the share of the open links' variance it would remove.
 
-The stopping rule (ladder/sequential.py) waits on the table's *open links*,
+The stopping rule (ladder/stats/sequential.py) waits on the table's *open links*,
 the neighbours it has not yet ordered or tied, and each link is settled when
 the variance of its Elo difference is small enough. So a board is worth
 what it removes from those variances, and that can be computed before it is
 played (a sequential design, optimal in the sense of Kiefer's A-optimality
-restricted to the open links): in the batch fit (ladder/strength.py) the
+restricted to the open links): in the batch fit (ladder/stats/strength.py) the
 strengths θ have covariance Σ; a board of this seating observes the
 difference x·θ of its sides' strengths (x counts a side's seats: +1 for each
 of side A's, −1 for each of side B's) with noise N = 1 / (rooms × I(p)),
@@ -38,10 +38,10 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from waraq.ladder import dense
-from waraq.ladder.ratings import Layout
-from waraq.ladder.sequential import PairVerdict, Verdict
-from waraq.ladder.strength import DEFAULT_PRIOR_ELO, ELO_SCALE, Fit, win_probability
+from waraq.ladder.stats import dense
+from waraq.ladder.stats.ratings import Layout
+from waraq.ladder.stats.sequential import PairVerdict, Verdict
+from waraq.ladder.stats.strength import DEFAULT_PRIOR_ELO, ELO_SCALE, Fit, win_probability
 
 Vector = Mapping[int, int]  # bot -> its seats on side A minus its seats on side B
 

@@ -43,8 +43,8 @@ variance of a bot's board-summed residuals over what independent rooms would
 give) and :func:`room_correlation` (ρ, the correlation between rooms of the
 result on the same cards).
 
-Pure: no I/O, no clock. Building comparisons from matches is ladder/boards.py's
-job, and deciding when the ladder has seen enough is ladder/sequential.py's.
+Pure: no I/O, no clock. Building comparisons from matches is ladder/stats/boards.py's
+job, and deciding when the ladder has seen enough is ladder/stats/sequential.py's.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from waraq.ladder import dense
+from waraq.ladder.stats import dense
 
 ELO_SCALE = math.log(10) / 400  # log-odds per Elo point: 10 ** (d / 400) == exp(ELO_SCALE * d)
 DEFAULT_PRIOR_ELO = 400.0

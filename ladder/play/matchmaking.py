@@ -11,7 +11,7 @@ candidate seatings (all of them when there are few, else a seeded sample) by
 where each imbalance term is 0 for the least-used choice and approaches 1 for
 the most used. A run with a stopping rule (``--until-stable``) also gives the
 planner the rule's *open links* (the neighbours it has not yet ordered or
-tied) and the batch fit's covariance (ladder/design.py). Then the order term
+tied) and the batch fit's covariance (ladder/stats/design.py). Then the order term
 is what a seating's board would tell about the open links, the share of
 their variance it would remove, scaled so the most telling candidate of the
 deal scores 1, and the quality term is multiplied by it: a close match
@@ -59,9 +59,9 @@ from dataclasses import dataclass, field
 
 import trueskill
 
-from waraq.ladder.config import Matchmaking
-from waraq.ladder.design import Knowledge, OpenLinks, questions
-from waraq.ladder.ratings import Layout, Rating, layout, p_above, quality
+from waraq.ladder.stats.design import Knowledge, OpenLinks, questions
+from waraq.ladder.stats.ratings import Layout, Rating, layout, p_above, quality
+from waraq.ladder.storage.config import Matchmaking
 
 Seating = tuple[int, ...]
 
@@ -172,7 +172,7 @@ class Planner:
     """Plans one batch; ``ratings``, ``history`` and ``open_links`` are as of the batch's boundary.
 
     ``open_links``: what the stopping rule has still to decide, with the batch fit's covariance
-    (ladder/design.py), or None without a rule.
+    (ladder/stats/design.py), or None without a rule.
     """
 
     env: trueskill.TrueSkill
@@ -252,7 +252,7 @@ class Planner:
         """Without open pairs (no stopping rule): the mean, over two bots on opposite sides, of how uncertain
         their order is by the ratings, 1 − |2·P(a > b) − 1|: 1 a coin toss, 0 known. Two equal bots stay at 1
         however many matches they play, which is why a run with a rule weighs what a board tells the open links
-        instead (ladder/design.py)."""
+        instead (ladder/stats/design.py)."""
         opposed = self._opposed(seating)
         if not opposed:
             return 0.0

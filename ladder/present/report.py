@@ -1,13 +1,13 @@
-"""What ``waraq ladder report`` shows, read from a ladder: data only, no HTML (ladder/report_html.py renders it).
+"""What ``waraq ladder report`` shows, read from a ladder: data only, no HTML (report_html.py beside it renders it).
 
 One snapshot of the database gives every part, so the standings, the plot,
 the matrix and the match list describe the same matches while a run writes:
 
-* the standings: the rows ``waraq ladder show`` prints (:func:`waraq.ladder.table.standings`);
+* the standings: the rows ``waraq ladder show`` prints (:func:`waraq.ladder.present.table.standings`);
 * each bot's TrueSkill rating over the matches: the rating history (one row
   per bot per board, under the board's last match), placed by the number of
   matches rated or unrated up to it;
-* head to head: :func:`waraq.ladder.table.pairs`, read from either bot's side
+* head to head: :func:`waraq.ladder.present.table.pairs`, read from either bot's side
   (:func:`cell`);
 * faults per bot, by kind;
 * every match played, with its record's path (relative to the ladder folder).
@@ -23,10 +23,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from waraq.ladder import table
-from waraq.ladder.folder import Ladder
-from waraq.ladder.store import CANCELLED, DONE, PLANNED, RATED, UNRATED
-from waraq.ladder.table import PairStat, Standing
+from waraq.ladder.play.folder import Ladder
+from waraq.ladder.present import table
+from waraq.ladder.present.table import PairStat, Standing
+from waraq.ladder.storage.store import CANCELLED, DONE, PLANNED, RATED, UNRATED
 
 
 @dataclass(frozen=True)

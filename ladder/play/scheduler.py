@@ -7,11 +7,11 @@ next batch. Each result is stored and rated in one transaction as it comes
 back. A bot whose process died is started again before the next match; one
 that cannot be started is suspended and the others play on. Every match is
 dealt under the ladder's deal key, and its id is made from it too
-(ladder/key_file.py).
+(ladder/storage/key_file.py).
 
-On a Ray cluster (``--ray``) the same loop runs on the head: ladder/ray_cluster.py's
+On a Ray cluster (``--ray``) the same loop runs on the head: ladder/play/ray_cluster.py's
 ``RayScheduler`` only starts the bots and plays each match as a task on a worker instead
-of here, with the same code (ladder/planned_match.py).
+of here, with the same code (ladder/play/planned_match.py).
 
 Ctrl-C (or SIGTERM) once: no new match starts and those in flight finish.
 Twice: those in flight are dropped; they stay planned and the next run plays
@@ -30,11 +30,12 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from waraq.ladder import bots as launch
-from waraq.ladder import key_file, ledger, planned_match
-from waraq.ladder.config import Bot, LadderConfig
-from waraq.ladder.ratings import environment
-from waraq.ladder.store import (
+from waraq.ladder.play import bots as launch
+from waraq.ladder.play import ledger, planned_match
+from waraq.ladder.stats.ratings import environment
+from waraq.ladder.storage import key_file
+from waraq.ladder.storage.config import Bot, LadderConfig
+from waraq.ladder.storage.store import (
     ACTIVE,
     PLANNED,
     REMOVED,
@@ -71,7 +72,7 @@ class RunState:
     faults: deque[str] = field(default_factory=lambda: deque(maxlen=6))
     notes: list[str] = field(default_factory=list)  # restarts, new versions, processes ended
     suspensions: list[str] = field(default_factory=list)
-    cluster: str | None = None  # --ray's address: the matches are played on that Ray cluster (ladder/cluster.py)
+    cluster: str | None = None  # --ray's address: the matches are played on that Ray cluster (ladder/play/cluster.py)
 
     @property
     def elapsed(self) -> float:
@@ -372,5 +373,5 @@ class Scheduler:
 
 
 async def run(folder: Path, config: LadderConfig, store: Store, state: RunState) -> RunState:
-    """Play the run on this machine (``waraq.ladder.ray_cluster.run``: on a Ray cluster)."""
+    """Play the run on this machine (``waraq.ladder.play.ray_cluster.run``: on a Ray cluster)."""
     return await Scheduler(folder, config, store, state).run()

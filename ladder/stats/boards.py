@@ -2,7 +2,7 @@
 
 A board is the matches (its *rooms*) of one deal of the ladder (``matches.deal``
 in the database): the same decks and first hakem or first player, the bots
-moved on by one seat from room to room (ladder/matchmaking.py's rotations), so
+moved on by one seat from room to room (ladder/play/matchmaking.py's rotations), so
 each side of the board held every side's cards once. With two teams that is
 two rooms, the teams swapped; with each seat a side, one room per seat. A
 ladder without duplicate deals has boards of one room.
@@ -21,7 +21,7 @@ What a board says, paired, is what each side did on the same cards as the
 others: its *board ranks* (each side's ranks over the rooms, summed: lower is
 better, equal sums tie), which the ladder's TrueSkill rates once per board, and
 its *comparisons* (every two sides of every room, for the batch rating of
-ladder/strength.py, which treats the board as one cluster so the correlation
+ladder/stats/strength.py, which treats the board as one cluster so the correlation
 of its rooms is counted, not ignored). Nothing here reads the database.
 """
 
@@ -29,13 +29,31 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
-from waraq.ladder import ratings as rt
-from waraq.ladder.store import Played
-from waraq.ladder.strength import Comparison
+from waraq.ladder.stats import ratings as rt
+from waraq.ladder.stats.strength import Comparison
 from waraq.referee.games.dealers import SeatDealer
 
 Side = dict[int, int]  # a side's bots and the seats each holds
+
+
+class Result(Protocol):
+    """A played match as a board reads it; the store's rows (waraq.ladder.storage.store.Played) are
+    ones. Named here because the statistics import nothing of the ladder's storage."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def deal(self) -> int: ...  # its board: the matches of one deal
+    @property
+    def seats(self) -> tuple[int, ...]: ...
+    @property
+    def winners(self) -> tuple[int, ...]: ...
+    @property
+    def score(self) -> tuple[int, ...]: ...
+    @property
+    def faulty(self) -> tuple[int, ...]: ...
 
 
 @dataclass(frozen=True)
@@ -74,12 +92,12 @@ def dealer(game: str, rooms: int, dealing_seed: int | str) -> SeatDealer | None:
     return SeatDealer(dealing_seed) if game == "hokm" and rooms > 1 else None
 
 
-def room(played: Played, layout: rt.Layout) -> Room:
+def room(played: Result, layout: rt.Layout) -> Room:
     ranks = rt.ranks(layout, played.winners, played.score, played.faulty)
     return Room(played.id, played.seats, None if ranks is None else tuple(ranks))
 
 
-def boards(results: Iterable[Played], layout: rt.Layout, size: int) -> list[Board]:
+def boards(results: Iterable[Result], layout: rt.Layout, size: int) -> list[Board]:
     """The boards of these results (rated and unrated matches), by deal, in planned order."""
     rooms: dict[int, list[Room]] = {}
     for played in results:
@@ -147,7 +165,7 @@ def same_cards(board: Board, layout: rt.Layout) -> list[Comparison]:
 
 
 def clusters(found: Sequence[Board], layout: rt.Layout) -> list[list[Comparison]]:
-    """The comparisons of each board with any: what ladder/strength.py fits."""
+    """The comparisons of each board with any: what ladder/stats/strength.py fits."""
     return [c for c in (comparisons(board, layout) for board in found) if c]
 
 

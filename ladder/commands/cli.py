@@ -29,16 +29,18 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from waraq.ladder import cluster, evidence, folder, key_file, ledger, live, plot, report, report_html, table
-from waraq.ladder.cluster import ClusterError
-from waraq.ladder.config import CONFIG, DATABASE, PARTNERS, RECORDS, ConfigError
-from waraq.ladder.live import LiveView, duration
-from waraq.ladder.ratings import environment
-from waraq.ladder.scheduler import RunState
-from waraq.ladder.sequential import DEFAULT_MARGIN
-from waraq.ladder.sprt import score_of_elo
-from waraq.ladder.store import StoreError
-from waraq.ladder.store import problem as store_problem
+from waraq.ladder.play import cluster, evidence, folder, ledger
+from waraq.ladder.play.cluster import ClusterError
+from waraq.ladder.play.scheduler import RunState
+from waraq.ladder.present import live, plot, report, report_html, table
+from waraq.ladder.present.live import LiveView, duration
+from waraq.ladder.stats.ratings import environment
+from waraq.ladder.stats.sequential import DEFAULT_MARGIN
+from waraq.ladder.stats.sprt import score_of_elo
+from waraq.ladder.storage import key_file
+from waraq.ladder.storage.config import CONFIG, DATABASE, PARTNERS, RECORDS, ConfigError
+from waraq.ladder.storage.store import StoreError
+from waraq.ladder.storage.store import problem as store_problem
 from waraq.referee.common.arguments import print_error, refuse_writing_over
 from waraq.referee.games import registry
 from waraq.referee.games.options import RulesError

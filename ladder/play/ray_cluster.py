@@ -3,7 +3,7 @@
 The head (the machine that runs ``waraq ladder run --ray`` or ``waraq versus
 --ray``) keeps everything the local run keeps: the planning, the database,
 the ratings and the records folder. :class:`RayScheduler` is the local
-:class:`~waraq.ladder.scheduler.Scheduler` with two of its steps done on a
+:class:`~waraq.ladder.play.scheduler.Scheduler` with two of its steps done on a
 worker instead:
 
 * the bots' first start (:func:`identify`): each bot is started once on some
@@ -12,7 +12,7 @@ worker instead:
 * a match (:func:`play_on_worker`): the task starts the match's bots on its
   worker, one process a seat as the local run's seatings need
   (``Scheduler._slots``), plays the match with the same code the local run
-  plays it with (:func:`waraq.ladder.planned_match.play`), stops the bots, and
+  plays it with (:func:`waraq.ladder.play.planned_match.play`), stops the bots, and
   returns the outcome and the record's bytes. The head writes the record and
   stores the result in one transaction, as for a local match.
 
@@ -23,12 +23,12 @@ there faults ``STARTUP`` as it would here, its detail naming the worker
 (host and Ray node).
 
 Exactly once (docs/cluster.md): a match's identity is its planned row (deal
-and seating, ladder/store.py's ``IDENTITY``), from which its seed, decks and
+and seating, ladder/storage/store.py's ``IDENTITY``), from which its seed, decks and
 the bots' match id follow, so a match played again is the same match. Ray
 runs a task again when its worker dies (:data:`MAX_RETRIES`); only the one
 result the head receives is stored, and a second would be refused
 (``store.DuplicateResult``). When the retries are spent the run stops with a
-:class:`~waraq.ladder.cluster.ClusterError` and the match stays planned: the
+:class:`~waraq.ladder.play.cluster.ClusterError` and the match stays planned: the
 next run plays it, as it plays those a killed head left in flight.
 """
 
@@ -47,12 +47,12 @@ from typing import Any
 import ray
 import ray.exceptions
 
-from waraq.ladder import bots as launch
-from waraq.ladder import planned_match
-from waraq.ladder.cluster import AUTO, ClusterError
-from waraq.ladder.config import Bot, LadderConfig
-from waraq.ladder.scheduler import Ready, RunState, Scheduler
-from waraq.ladder.store import Entry, Outcome, Planned, Store
+from waraq.ladder.play import bots as launch
+from waraq.ladder.play import planned_match
+from waraq.ladder.play.cluster import AUTO, ClusterError
+from waraq.ladder.play.scheduler import Ready, RunState, Scheduler
+from waraq.ladder.storage.config import Bot, LadderConfig
+from waraq.ladder.storage.store import Entry, Outcome, Planned, Store
 from waraq.referee.launch import sandbox
 from waraq.referee.launch.bots import Endpoint, FailedSeat
 from waraq.referee.match.faults import Fault
@@ -239,5 +239,5 @@ def _write_record(path: Path, data: bytes) -> None:
 
 
 async def run(folder: Path, config: LadderConfig, store: Store, state: RunState) -> RunState:
-    """``waraq.ladder.scheduler.run`` with the matches on the Ray cluster at ``state.cluster``."""
+    """``waraq.ladder.play.scheduler.run`` with the matches on the Ray cluster at ``state.cluster``."""
     return await RayScheduler(folder, config, store, state).run()

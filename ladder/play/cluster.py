@@ -1,8 +1,8 @@
 """``--ray ADDRESS|auto``: what the commands know of a Ray cluster without importing Ray.
 
 Ray is an optional extra (``pip install 'waraq[ray]'``). Only
-:mod:`waraq.ladder.ray_cluster` imports it, and only a run given ``--ray``
-imports that module (``waraq.ladder.live.play``): without the option nothing
+:mod:`waraq.ladder.play.ray_cluster` imports it, and only a run given ``--ray``
+imports that module (``waraq.ladder.present.live.play``): without the option nothing
 of Ray is loaded, and without Ray installed the option is one line of error
 (:class:`ClusterError`, from :func:`check`), exit status 2, before anything
 starts. An address where nothing listens is found by a TCP connection before

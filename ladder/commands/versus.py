@@ -11,11 +11,11 @@ game has teams; a game of more sides than two fills the other seats with
 played, recorded, sandboxed and resumed exactly as a ladder is: Ctrl-C, or a
 kill, and the same command goes on where it stopped, deciding on the same
 boards. The test reads the complete boards in planned order
-(ladder/head_to_head.py, ladder/sprt.py).
+(ladder/play/head_to_head.py, ladder/stats/sprt.py).
 
 The decks and the match ids (from which the built-in bots seed their own
 choices) come from the seed *and* the folder's secret deal key
-(ladder/key_file.py), fresh for a new folder unless ``$WARAQ_DEAL_KEY`` or
+(ladder/storage/key_file.py), fresh for a new folder unless ``$WARAQ_DEAL_KEY`` or
 ``--deal-key`` gives one: so a new folder with the same ``--seed`` and key
 plays the same boards, the same moves of the seeded bots and the same
 verdict, where a seed alone plays other deals under a fresh key.
@@ -39,14 +39,17 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from waraq.ladder import cluster, folder, head_to_head, key_file, ledger, live, sprt
-from waraq.ladder.cli import describe
-from waraq.ladder.cluster import ClusterError
-from waraq.ladder.config import ConfigError, LadderConfig
-from waraq.ladder.live import duration
-from waraq.ladder.matchmaking import group_size
-from waraq.ladder.scheduler import RunState
-from waraq.ladder.store import Store, StoreError
+from waraq.ladder.commands.cli import describe
+from waraq.ladder.play import cluster, folder, head_to_head, ledger
+from waraq.ladder.play.cluster import ClusterError
+from waraq.ladder.play.matchmaking import group_size
+from waraq.ladder.play.scheduler import RunState
+from waraq.ladder.present import live
+from waraq.ladder.present.live import duration
+from waraq.ladder.stats import sprt
+from waraq.ladder.storage import key_file
+from waraq.ladder.storage.config import ConfigError, LadderConfig
+from waraq.ladder.storage.store import Store, StoreError
 from waraq.referee.common.arguments import RULES_HELP, game_option, print_error
 from waraq.referee.games import registry
 from waraq.referee.games.options import RulesError

@@ -1,4 +1,4 @@
-"""Which files are a bot's code: what its version identity hashes (``waraq.ladder.bots.files_hash``).
+"""Which files are a bot's code: what its version identity hashes (``waraq.ladder.play.bots.files_hash``).
 
 A new hash is a new version, rated from the start (``waraq ladder add``,
 ``run``), so the hash must change when the program changes and only then.

@@ -4,7 +4,7 @@ A versus ladder's first two bots are A and B (ladder.toml's order); any
 others only fill the seats a game of more sides needs. Each board is one
 deal played in every rotation of the seats, so A and B hold each other's
 cards in turn; A's *board score* is its mean result against B over the
-board's rooms (ladder/boards.py), and the sequential test (ladder/sprt.py)
+board's rooms (ladder/stats/boards.py), and the sequential test (ladder/stats/sprt.py)
 reads the board scores of the complete boards in planned order, so a run
 killed and resumed decides on exactly the boards an unbroken run would.
 """
@@ -14,11 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from waraq.ladder import boards as bd
-from waraq.ladder import sprt
-from waraq.ladder.config import LadderConfig
-from waraq.ladder.matchmaking import group_size
-from waraq.ladder.store import RATED, UNRATED, Store
+from waraq.ladder.play.matchmaking import group_size
+from waraq.ladder.stats import boards as bd
+from waraq.ladder.stats import sprt
+from waraq.ladder.storage.config import LadderConfig
+from waraq.ladder.storage.store import RATED, UNRATED, Store
 
 
 @dataclass(frozen=True)

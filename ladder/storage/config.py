@@ -24,8 +24,8 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from waraq.ladder.ratings import Layout, TrueSkillSettings
-from waraq.ladder.sequential import DEFAULT_MARGIN
+from waraq.ladder.stats.ratings import Layout, TrueSkillSettings
+from waraq.ladder.stats.sequential import DEFAULT_MARGIN
 from waraq.referee.games import registry
 from waraq.referee.games.options import (
     BadValue,

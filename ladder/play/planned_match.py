@@ -1,7 +1,7 @@
 """One planned match played, given its seats: the one code path of the local run and of a Ray worker.
 
 Whoever holds the seats (the local scheduler's long-lived endpoints, or a Ray
-task that started the match's bots on its worker: ladder/ray_cluster.py)
+task that started the match's bots on its worker: ladder/play/ray_cluster.py)
 calls :func:`play`. It makes the match's :class:`MatchConfig` from the
 ladder's config, the planned row and the deal key, so a match is the same
 match wherever it is played: the same decks, the same match id sent to the
@@ -16,10 +16,10 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from waraq.ladder import boards
-from waraq.ladder.config import LadderConfig
-from waraq.ladder.matchmaking import group_size
-from waraq.ladder.store import FaultRow, Outcome, Planned
+from waraq.ladder.play.matchmaking import group_size
+from waraq.ladder.stats import boards
+from waraq.ladder.storage.config import LadderConfig
+from waraq.ladder.storage.store import FaultRow, Outcome, Planned
 from waraq.referee.match import secret_deals
 from waraq.referee.match.play import FaultPolicy, MatchConfig, abort_on_referee_error, run_match
 from waraq.referee.match.seats import Seat

@@ -4,7 +4,7 @@ One line per bot, each drawn with its own marker so the lines are told
 apart without colour too, and a legend under the plot naming each marker's
 bot and its latest μ. (plotext's own legend sits inside the canvas, where the
 lines of a ladder's bots cross it.) The x axis is the matches rated, as in the
-HTML report (ladder/report.py's histories).
+HTML report (ladder/present/report.py's histories).
 
 Sized to the terminal when the output is one; else a fixed size
 (:data:`FIXED`), so what a pipe or a test reads does not depend on where it ran.
@@ -16,8 +16,8 @@ from collections.abc import Sequence
 
 from plotext import figure, terminal  # type: ignore[import-untyped]  # plotext ships no type hints
 
-from waraq.ladder.report import History
-from waraq.ladder.svg import nice_ticks
+from waraq.ladder.present.report import History
+from waraq.ladder.present.svg import nice_ticks
 
 MARKERS = ("•", "+", "x", "o", "*", "#", "%", "@", "=", "~")  # one a bot, in the table's order, then again
 FIXED = (80, 24)  # columns, rows: the plot's size when the output is not a terminal

@@ -17,7 +17,7 @@ neighbours in the wrong order). Two things make the confidence true here:
   neighbours: which pairs are neighbours depends on the data.
 
 So P(any verdict ever issued is wrong) ≤ 1 − confidence, up to one
-approximation: that the MAP's difference (ladder/strength.py) is normal
+approximation: that the MAP's difference (ladder/stats/strength.py) is normal
 around the truth with its cluster-robust standard error, as it is once a
 few dozen boards are in (hence ``min_boards``, also what keeps the robust
 standard error from being estimated from a handful of boards). The prior's
@@ -30,7 +30,7 @@ margin is what lets two copies of one bot end: equal bots can never be
 ordered, but they can be shown within a margin of each other.
 
 The mixture's ρ (a precision, 1/Elo², nothing to do with the room correlation
-of ladder/strength.py) says at which information the boundary is tightest. It
+of ladder/stats/strength.py) says at which information the boundary is tightest. It
 is chosen for the earliest tie: the half-width at information V is
 ``sqrt((V + ρ)(2 ln(1/α) + ln(1 + V/ρ))) / V``; for a target information m,
 ρ = m / (2 ln(1/α) + ln(1 + 2 ln(1/α))) makes it all but its least there
@@ -46,7 +46,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from waraq.ladder.strength import Fit
+from waraq.ladder.stats.strength import Fit
 
 DEFAULT_CONFIDENCE = 0.95
 DEFAULT_MARGIN = 50.0  # Elo: one side scores 57 % against the other (see StoppingRule)

@@ -15,7 +15,7 @@ match with no winner (every side faulted, or the referee aborted it) is not
 rated.
 
 A ladder with duplicate deals rates a board (the matches of one deal) as one
-game, its sides ranked by their ranks summed over its rooms (ladder/boards.py),
+game, its sides ranked by their ranks summed over its rooms (ladder/stats/boards.py),
 with :func:`rate_sides` and a draw probability of its own (a split board is a
 tie, ``board_draw_probability``).
 
@@ -36,7 +36,7 @@ import trueskill
 
 @dataclass(frozen=True)
 class TrueSkillSettings:
-    """The TrueSkill environment's parameters (ladder.toml's ``[trueskill]``, read by waraq.ladder.config)."""
+    """The TrueSkill environment's parameters (ladder.toml's ``[trueskill]``, read by waraq.ladder.storage.config)."""
 
     mu: float = 25.0
     sigma: float = 25.0 / 3
@@ -172,7 +172,7 @@ def rate_sides(
     by_side: Sequence[Mapping[int, int]],
     side_ranks: Sequence[int],
 ) -> dict[int, Rating]:
-    """:func:`rate` for sides given as they are (a board's: ladder/boards.py), each bot with its seats."""
+    """:func:`rate` for sides given as they are (a board's: ladder/stats/boards.py), each bot with its seats."""
     groups = [tuple(env.create_rating(*_values(ratings, env, bot)) for bot in side) for side in by_side]
     weights = [tuple(side.values()) for side in by_side]
     new_groups = env.rate(groups, ranks=list(side_ranks), weights=weights)

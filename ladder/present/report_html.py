@@ -1,6 +1,6 @@
 """``waraq ladder report --html OUT``: a ladder's report as one self-contained HTML file, and the replays beside it.
 
-The page is HTML with inline CSS and inline SVG (ladder/svg.py): no script,
+The page is HTML with inline CSS and inline SVG (ladder/present/svg.py): no script,
 no font, no image, no request, so it opens from disk, offline, and can be
 mailed. Each match played links to its replay page (waraq.referee.replay.html),
 written in a folder beside the report, ``OUT's stem + "-replays"``; the links
@@ -24,12 +24,12 @@ from datetime import UTC, datetime
 from html import escape
 from pathlib import Path
 
-from waraq.ladder import svg
-from waraq.ladder.config import ConfigError
-from waraq.ladder.folder import Ladder
-from waraq.ladder.report import Cell, MatchLine, Report, gather
-from waraq.ladder.sequential import Verdict
-from waraq.ladder.store import ACTIVE
+from waraq.ladder.play.folder import Ladder
+from waraq.ladder.present import svg
+from waraq.ladder.present.report import Cell, MatchLine, Report, gather
+from waraq.ladder.stats.sequential import Verdict
+from waraq.ladder.storage.config import ConfigError
+from waraq.ladder.storage.store import ACTIVE
 from waraq.referee.replay.html.write import write_folder
 
 STYLE = """

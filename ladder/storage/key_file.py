@@ -36,8 +36,8 @@ import stat
 import tempfile
 from pathlib import Path
 
-from waraq.ladder.config import ConfigError
-from waraq.ladder.store import Store, now
+from waraq.ladder.storage.config import ConfigError
+from waraq.ladder.storage.store import Store, now
 from waraq.referee.match import secret_deals
 from waraq.referee.records.record_file import read_record
 
