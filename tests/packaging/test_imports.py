@@ -8,7 +8,9 @@ lazy import is still an edge: a circle through one is a circle.
 
 The referee's folders are floors: none points back at one that points at it.
 Under them all is the ground floor (``waraq.referee.common``), which the bots
-and the ladder may use instead of the command line or the launcher.
+and the ladder may use instead of the command line or the launcher. The
+ladder's folders are floors in one order, the statistics at the bottom and the
+commands at the top: each imports only the floors below it.
 """
 
 from __future__ import annotations
@@ -24,14 +26,16 @@ from tests.support import ROOT
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 PACKAGE_DIRS = PYPROJECT["tool"]["setuptools"]["package-dir"]  # package -> its folder
 
-# The referee's layers that a game's rules must not know, and modules that reach files, clocks,
-# processes or the network. The rules loaders read a rules file by its path, as
-# `waraq rules FILE.toml` asks: pathlib there, and nowhere else in the games.
-NOT_FOR_ENGINES = (
-    *(f"waraq.referee.{layer}" for layer in ("wire", "match", "launch", "records", "replay", "cli")),
-    "waraq.ladder", "waraq.bots", "waraq.v1", "grpc", "google.protobuf",
+# Modules that reach files, clocks, processes or the network.
+IO = (
     "time", "datetime", "asyncio", "os", "io", "shutil", "tempfile", "socket", "subprocess", "signal",
     "sqlite3", "threading", "pathlib",
+)
+# The referee's layers that a game's rules must not know, and I/O. The rules loaders read a rules
+# file by its path, as `waraq rules FILE.toml` asks: pathlib there, and nowhere else in the games.
+NOT_FOR_ENGINES = (
+    *(f"waraq.referee.{layer}" for layer in ("wire", "match", "launch", "records", "replay", "cli")),
+    "waraq.ladder", "waraq.bots", "waraq.v1", "grpc", "google.protobuf", *IO,
 )
 RULES_LOADERS = {  # may read a rules file: pathlib only
     "waraq.referee.games.options", "waraq.referee.games.registry",
@@ -179,10 +183,11 @@ def test_the_ground_floor_imports_of_the_referee_only_the_games():
     assert importers_of("waraq.referee.common", ("waraq.referee",), allowed) == []
 
 
-def floor_of(name: str) -> str:
-    """The referee's folder a module is in (``waraq.referee.match``), or the module itself elsewhere."""
+def floor_of(name: str, package: str = "waraq.referee") -> str:
+    """The folder of ``package`` a module is in (``waraq.referee.match``), or the module itself elsewhere."""
     parts = name.split(".")
-    return ".".join(parts[:3]) if under(name, "waraq.referee") and len(parts) > 3 else name
+    depth = len(package.split(".")) + 1
+    return ".".join(parts[:depth]) if under(name, package) and len(parts) > depth else name
 
 
 def test_no_folder_of_the_referee_points_back_at_one_that_points_at_it():
@@ -195,6 +200,37 @@ def test_no_folder_of_the_referee_points_back_at_one_that_points_at_it():
     floors = {floor: frozenset(targets - {floor}) for floor, targets in merged.items()}
     assert len(floors) > 8 and "waraq.referee.run" in floors["waraq.referee.cli"]
     assert cycles(floors) == []
+
+
+# The ladder's floors, the lowest first (ladder/__init__.py says each one's job).
+LADDER_FLOORS = tuple(f"waraq.ladder.{floor}" for floor in ("stats", "storage", "play", "present", "commands"))
+
+
+def test_every_module_of_the_ladder_is_on_one_of_its_floors():
+    # A new folder of the ladder (the lobby, the web service) takes its place in LADDER_FLOORS first.
+    ladder = [name for name in modules() if under(name, "waraq.ladder") and name != "waraq.ladder"]
+    assert len(ladder) > 30
+    assert sorted(name for name in ladder if floor_of(name, "waraq.ladder") not in LADDER_FLOORS) == []
+    assert all(name in modules() for name in LADDER_FLOORS)
+
+
+def test_no_floor_of_the_ladder_imports_one_above_it_or_circles_back():
+    for low, floor in enumerate(LADDER_FLOORS):
+        assert importers_of(floor, LADDER_FLOORS[low + 1 :]) == [], floor
+    merged: dict[str, set[str]] = {}
+    for name, targets in graph().items():
+        if under(name, "waraq.ladder"):
+            merged.setdefault(floor_of(name, "waraq.ladder"), set()).update(
+                floor_of(t, "waraq.ladder") for t in targets if under(t, "waraq.ladder") and t in modules()
+            )
+    floors = {floor: frozenset(targets - {floor}) for floor, targets in merged.items()}
+    assert "waraq.ladder.stats" in floors["waraq.ladder.play"] and floors["waraq.ladder.stats"] == frozenset()
+    assert cycles(floors) == []
+
+
+def test_the_ladders_statistics_are_pure():
+    # No file, clock or process: of the referee only the games (a board's dealer).
+    assert importers_of("waraq.ladder.stats", ("waraq.referee", *IO), ("waraq.referee.games",)) == []
 
 
 def test_the_built_in_bots_players_are_named_in_one_table():
