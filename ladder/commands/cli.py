@@ -218,11 +218,7 @@ def _init(args: argparse.Namespace, console: Console) -> int:
 
 def describe(rules: Any) -> str:
     """``Hokm, 4 players, to 7`` or ``Hand, 4 players each for himself, 5 rounds``: a game in a few words."""
-    game = registry.game_of_rules(rules)
-    if game == "hokm":
-        return f"Hokm, {rules.players} players, to {rules.target_score}"
-    who = "in two partnerships" if rules.teams < rules.players else "each for himself"
-    return f"{game.capitalize()}, {rules.players} players {who}, {rules.rounds} round{'s' * (rules.rounds != 1)}"
+    return str(rules.describe())
 
 
 def _add(args: argparse.Namespace, console: Console) -> int:

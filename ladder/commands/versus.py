@@ -50,7 +50,8 @@ from waraq.ladder.stats import sprt
 from waraq.ladder.storage import key_file
 from waraq.ladder.storage.config import ConfigError, LadderConfig
 from waraq.ladder.storage.store import Store, StoreError
-from waraq.referee.common.arguments import RULES_HELP, game_option, print_error
+from waraq.referee.common.arguments import print_error
+from waraq.referee.common.game_options import RULES_HELP, game_option
 from waraq.referee.games import registry
 from waraq.referee.games.options import RulesError
 from waraq.referee.launch.bots import BotSpec, SpecKind

@@ -33,6 +33,7 @@ from typing import Protocol
 
 from waraq.ladder.stats import ratings as rt
 from waraq.ladder.stats.strength import Comparison
+from waraq.referee.games import registry
 from waraq.referee.games.dealers import SeatDealer
 
 Side = dict[int, int]  # a side's bots and the seats each holds
@@ -85,11 +86,12 @@ class Board:
 
 
 def dealer(game: str, rooms: int, dealing_seed: int | str) -> SeatDealer | None:
-    """The dealer of a room of a board of ``rooms``: in Hokm one that deals each round's hands to
-    the same seats whoever is hakem, so a board's rooms share the cards of every round, not only
-    of the first (referee/games/dealers.py SeatDealer); None: the game's own (Hand's rounds
-    already start from the same seat in every room; a board of one room has nothing to share)."""
-    return SeatDealer(dealing_seed) if game == "hokm" and rooms > 1 else None
+    """The dealer of a room of a board of ``rooms``: in a game that deals by seat (the registry's
+    ``deals_by_seat``: Hokm) one that deals each round's hands to the same seats whoever is hakem,
+    so a board's rooms share the cards of every round, not only of the first (referee/games/dealers.py
+    SeatDealer); None: the game's own (Hand's rounds already start from the same seat in every room;
+    a board of one room has nothing to share)."""
+    return SeatDealer(dealing_seed) if registry.entry(game).deals_by_seat and rooms > 1 else None
 
 
 def room(played: Result, layout: rt.Layout) -> Room:

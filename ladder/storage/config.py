@@ -312,7 +312,6 @@ BOT_KEYS: dict[str, tuple[Check, str]] = {
     "on_new_version": (one_of(*NEW_VERSION), ""),
 }
 TOP_KEYS = {"format", "game", "seed", "rules", "bots", *TABLES}
-TEAMS_NEED = {"hokm": "4 players", "hand": "partnership = true"}  # what makes teams, by game
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -357,8 +356,9 @@ def parse(raw: Mapping[str, Any], where: str = CONFIG) -> LadderConfig:
     tables = {name: _table(where, name, raw.get(name, {})) for name in TABLES}
     config = LadderConfig(seed=seed, rules=rules, bots=_bots(where, raw.get("bots", [])), game=game, **tables)
     if config.matchmaking.partners == "self" and not config.layout.teams:
+        teams_need = registry.entry(game).teams_need or f"{game} in teams"
         raise ConfigError(
-            f"{where}: [matchmaking] partners = \"self\" needs {TEAMS_NEED[game]} (teams); "
+            f"{where}: [matchmaking] partners = \"self\" needs {teams_need} (teams); "
             f"these rules have {rules.players} players, each for himself"
         )
     return config

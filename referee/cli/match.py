@@ -33,7 +33,8 @@ from rich.text import Text
 from waraq.referee.cli import doctor
 from waraq.referee.cli.games import side_name, side_seats
 from waraq.referee.common import built_in
-from waraq.referee.common.arguments import RULES_HELP, game_option, integer_at_least, milliseconds, print_error
+from waraq.referee.common.arguments import integer_at_least, milliseconds, print_error
+from waraq.referee.common.game_options import RULES_HELP, game_option
 from waraq.referee.games import registry
 from waraq.referee.games.results import ResultReason
 from waraq.referee.launch.bots import BotSpec, Endpoint

@@ -24,21 +24,22 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from rich.console import Console
 
 from waraq.referee.common.arguments import milliseconds, print_error, refuse_writing_over
+from waraq.referee.games import registry
+from waraq.referee.games.registry import Part
 from waraq.referee.launch import sandbox
 from waraq.referee.launch.bots import BotSpec, Endpoint
 from waraq.referee.match.play import TimeControl
 from waraq.referee.replay.reask import reask_all
+from waraq.referee.replay.render import GameText, trick_games
 from waraq.referee.replay.render_hokm import (
     STEP_HELP,
-    MatchText,
     ReaskRecord,
     ReaskSummary,
-    StepScreen,
     Walker,
     start_index,
 )
@@ -107,8 +108,8 @@ def run(args: argparse.Namespace, console: Console) -> int:
     if replay.rules is None or replay.initial is None:
         print_error(f"{replay.path}: {replay.status}: {replay.problem}")
         return 1
-    if args.trick is not None and replay.game != "hokm":
-        return _usage(f"--trick is for Hokm: a {replay.game} record has no tricks (--round R shows a round)")
+    if args.trick is not None and not _text(replay).TRICKS:
+        return _usage(f"--trick is for {trick_games()}: a {replay.game} record has no tricks (--round R shows a round)")
     seat = args.seat[0] if args.seat else None
     if seat is not None and not 0 <= seat < replay.players:
         return _usage(f"no seat {seat} in a {replay.players}-player match (seats 0-{replay.players - 1})")
@@ -134,21 +135,18 @@ def run(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
-def match_text(replay: Replay, seat: int | None, round_: int | None, trick: int | None) -> Any:
-    """The whole match as its game's renderer says it (Hand's renderer is imported only for Hand)."""
-    if replay.game == "hand":
-        from waraq.referee.replay.render_hand import HandMatchText
+def _text(replay: Replay) -> GameText:
+    """The replay's game's text part (each game's renderer is imported only for its game)."""
+    return cast(GameText, registry.part(replay.game, Part.TEXT))
 
-        return HandMatchText(replay, seat, round_)
-    return MatchText(replay, seat, round_, trick)
+
+def match_text(replay: Replay, seat: int | None, round_: int | None, trick: int | None) -> Any:
+    """The whole match as its game's renderer says it."""
+    return _text(replay).match_text(replay, seat, round_, trick)
 
 
 def step_screen(replay: Replay, step: Step, seat: int | None) -> Any:
-    if replay.game == "hand":
-        from waraq.referee.replay.render_hand import HandStepScreen
-
-        return HandStepScreen(replay, step, seat)
-    return StepScreen(replay, step, seat)
+    return _text(replay).step_screen(replay, step, seat)
 
 
 def _usage(message: str) -> int:
@@ -180,8 +178,8 @@ def _walk(console: Console, replay: Replay, seat: int | None, round_: int | None
         console.print("no decision to walk")
         return
     walker = Walker(steps, start_index(steps, round_, trick))
-    # Hand has no tricks: its prompt does not offer `t T`.
-    prompt = STEP_HELP if replay.game == "hokm" else STEP_HELP.replace("  [t T] trick T", "")
+    # A game without tricks (Hand): the prompt does not offer `t T`.
+    prompt = STEP_HELP if _text(replay).TRICKS else STEP_HELP.replace("  [t T] trick T", "")
     show = True
     while True:
         if show:

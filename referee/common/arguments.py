@@ -28,8 +28,6 @@ from typing import NoReturn
 from rich.console import Console
 from rich.text import Text
 
-from waraq.referee.games import registry
-
 PORTS = (0, 65535)  # TCP ports; 0 asks the system for a free one
 
 
@@ -159,17 +157,3 @@ def _inside(path: Path, folder: Path) -> bool:
 def _identity(path: Path) -> tuple[int, int]:
     found = os.stat(path)
     return found.st_dev, found.st_ino
-
-
-# What every command that plays a game offers: ``--game`` and ``--rules``'s help.
-RULES_HELP = (
-    "a preset of the game ("
-    + "; ".join(f"{game}: {', '.join(registry.presets(game))}" for game in registry.GAMES)
-    + ") or a TOML file (default classic)"
-)
-
-
-def game_option(command: argparse.ArgumentParser) -> None:
-    command.add_argument(
-        "--game", choices=tuple(registry.GAMES), default=registry.DEFAULT_GAME, help="the game (default hokm)"
-    )

@@ -26,6 +26,8 @@ from waraq.referee.conformance.future_fields import with_future_fields
 from waraq.referee.conformance.judge import GAMES, judge
 from waraq.referee.conformance.played import Played, StageResult
 from waraq.referee.conformance.startup import Probe, probe
+from waraq.referee.games import registry
+from waraq.referee.games.registry import Part
 from waraq.referee.launch import sandbox
 from waraq.referee.launch.bots import BotSpec, Endpoint
 from waraq.referee.match.play import MatchConfig, abort_on_referee_error, run_match
@@ -94,7 +96,8 @@ def plan(pairs: list[tuple[str, int]], config: CheckConfig) -> list[s.Stage]:
 
 
 def _game_stages(game: str, n: int) -> list[s.Stage]:
-    return s.hokm_stages(n) if game == "hokm" else s.hand_stages(n)
+    stages: list[s.Stage] = registry.part(game, Part.CONFORMANCE).stages(n)
+    return stages
 
 
 def case_ids() -> list[str]:
@@ -221,7 +224,9 @@ async def _play(stage: s.Stage, seed: int, endpoint: Endpoint, config: CheckConf
 
 
 def _stand_in(stage: s.Stage) -> InProcessSeat:
-    if stage.stand_in == s.LOW:
-        return InProcessSeat(s.low_player, "check-bot stand-in (lowest card, never a trump)")
+    own = registry.part(stage.game, Part.CONFORMANCE).stand_in(stage.stand_in)
+    if own is not None:
+        player, name = own
+        return InProcessSeat(player, name)
     player = built_in.get(stage.stand_in).player_class(stage.game)
     return InProcessSeat(lambda match, seat: player(f"{match}/{seat}"), stage.stand_in)

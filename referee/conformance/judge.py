@@ -14,20 +14,25 @@ import shlex
 import statistics
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 
-from waraq.referee.common import built_in
 from waraq.referee.conformance import cases as c
 from waraq.referee.conformance.cases import Case, Status, Verdict
 from waraq.referee.conformance.played import Played, StageResult
 from waraq.referee.conformance.situations import Oracle, Situation, situations
 from waraq.referee.conformance.startup import Health, Probe
+from waraq.referee.games import registry
+from waraq.referee.games.registry import Part
 from waraq.referee.match.faults import FaultCode
 from waraq.referee.match.seats import CLOSE_WAIT_S
 from waraq.referee.replay import walk
 
-GAMES = {"hokm": (4, 3, 2), "hand": (4, 3, 2)}  # what the referee can seat, in the order checked
+# What the referee can seat and check, in the order checked: each game's conformance part says.
+GAMES = {
+    game: registry.part(game, Part.CONFORMANCE).PLAYERS
+    for game, entry in registry.GAMES.items() if Part.CONFORMANCE in entry.parts
+}
 TIME_CODES = frozenset({FaultCode.NO_REPLY, FaultCode.BANK_SPENT})
 STREAM_CODES = frozenset(
     {
@@ -74,7 +79,6 @@ def judge(first: Probe, pairs: list[tuple[str, int]], results: Iterable[StageRes
     results = list(results)
     if first.failure is not None:
         return verdicts
-    oracle = _oracle()
     for result in results:
         for played in result.matches:
             played.replay = walk.load(played.record)
@@ -83,7 +87,7 @@ def judge(first: Probe, pairs: list[tuple[str, int]], results: Iterable[StageRes
             stage = result.stage
             if stage.game != game or stage.rules.players != n or not stage.situations:
                 continue
-            _judge_situations(game, n, result, oracle, add)
+            _judge_situations(game, n, result, _oracle(game), add)
     reading = {case: r for r in results for case in r.stage.cases}
     for case, judge_one in (
         (c.STREAMS, _judge_streams),
@@ -136,10 +140,11 @@ def _judge_startup(first: Probe, add: Add) -> None:
         add(c.HELLO_GAMES, Status.PASS, "; ".join(f"{g} {', '.join(map(str, ns))}" for g, ns in said))
 
 
-def _oracle() -> Oracle:
-    """The house heuristic, asked which turn it would play from a Hand view (situations's docstring)."""
-    player = built_in.get("heuristic").player_class("hand")
-    return lambda view: player("check-bot")(view)
+@cache
+def _oracle(game: str) -> Oracle | None:
+    """What the game's situations ask of a view beyond the view (Hand's: the house heuristic's turn)."""
+    oracle: Oracle | None = registry.part(game, Part.CONFORMANCE).oracle()
+    return oracle
 
 
 def _bot_steps(result: StageResult) -> Iterable[tuple[walk.Step, Played]]:
@@ -158,12 +163,12 @@ def _code(step: walk.Step) -> FaultCode | None:
     return FaultCode(code) if isinstance(code, str) and code in FaultCode._value2member_map_ else None
 
 
-def _judge_situations(game: str, n: int, result: StageResult, oracle: Oracle, add: Add) -> None:
+def _judge_situations(game: str, n: int, result: StageResult, oracle: Oracle | None, add: Add) -> None:
     stage = result.stage
     wanted = {situation: Evidence() for situation in stage.situations}
     ended: tuple[walk.Step, Played] | None = None  # a lost seat's fault, which ended a match
     for step, played in _bot_steps(result):
-        found = situations(step.view, oracle if game == "hand" else None)
+        found = situations(step.view, oracle)
         code = _code(step)
         for situation in found & set(wanted):
             evidence = wanted[situation]

@@ -272,6 +272,10 @@ class GameRules:
     def rules_hash(self) -> str:
         return rules_hash(self.to_dict())
 
+    def describe(self) -> str:
+        """The game and its rules in a few words, as the ladder names a ladder's game."""
+        return f"{self.GAME.capitalize()}, {getattr(self, 'players', '?')} players"
+
     def replace(self, **changes: Any) -> Self:
         """These rules with some keys changed, checked like any config."""
         return type(self).from_dict({**self.to_dict(), **changes})

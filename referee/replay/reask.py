@@ -12,7 +12,6 @@ kind.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,10 +21,10 @@ from rich.text import Text
 
 from waraq.referee.games import registry
 from waraq.referee.games.dealers import DealError, MissingDeal
+from waraq.referee.games.registry import Part
 from waraq.referee.launch.bots import Endpoint
 from waraq.referee.match.faults import Fault
 from waraq.referee.match.seats import Question
-from waraq.referee.replay.render_hokm import action_text
 from waraq.referee.replay.walk import Replay, Step
 
 
@@ -186,8 +185,5 @@ def _is_legal(engine: Any, step: Step, action: Any) -> bool:
 
 
 def _action_text(engine: Any, kind: str, action: Any) -> Text:
-    """Hokm's actions as the replay shows them; another game's in its record spelling."""
-    if engine.GAME == "hokm":
-        return action_text(kind, action)
-    spelled = engine.action_to_json(kind, action)
-    return Text(spelled if isinstance(spelled, str) else json.dumps(spelled, separators=(",", ":")))
+    """An action as its game's replay shows it."""
+    return registry.part(engine.GAME, Part.TEXT).action_text(kind, action)

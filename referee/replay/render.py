@@ -9,16 +9,48 @@ game: a rules object here is any game's (``players``, ``teams``, ``to_dict``,
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Protocol
 
+from rich.console import RenderableType
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from waraq.referee.replay.walk import Replay
+from waraq.referee.games import registry
+from waraq.referee.games.registry import Part
+from waraq.referee.replay.walk import Replay, Step
 
 RED_SUITS = (1, 2)  # hearts, diamonds
 NOTE_INDENT = 6
+
+
+class GameText(Protocol):
+    """A game's text part (the registry's ``Part.TEXT``): how the terminal says its matches."""
+
+    @property
+    def TRICKS(self) -> bool:  # the game is played in tricks: `replay --trick T` means something
+        ...
+
+    def match_text(self, replay: Replay, seat: int | None, round_: int | None, trick: int | None) -> RenderableType:
+        """The whole match, or one round (from one trick on), as everyone or one seat saw it."""
+
+    def step_screen(self, replay: Replay, step: Step, seat: int | None) -> RenderableType:
+        """One decision: the table as the seat saw it, and what it chose."""
+
+    def result_line(self, event: dict[str, Any], rules: Any) -> str:
+        """``Result: ...``: the record's result line in words."""
+
+    def action_text(self, kind: str, action: Any) -> Text:
+        """One action, as a replay shows it."""
+
+
+def trick_games() -> str:
+    """The games played in tricks, as an error message names them (``Hokm``)."""
+    games = [
+        game.capitalize() for game, entry in registry.GAMES.items()
+        if Part.TEXT in entry.parts and registry.part(game, Part.TEXT).TRICKS
+    ]
+    return " and ".join(games)
 
 
 def side_name(rules: Any, side: int) -> str:

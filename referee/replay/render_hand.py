@@ -22,6 +22,7 @@ from the stock, or a choice another seat was offered and declined.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -459,3 +460,25 @@ def turn_lines(turn: Any) -> list[str]:
         elif isinstance(action, Swap):
             lines.append(f"swap {face_name(action.card)} for the joker of #{action.meld}")
     return [*lines, f"discard {face_name(turn.discard)}"]
+
+
+# -- the game's text part (waraq.referee.replay.render.GameText) -----------------
+
+TRICKS = False
+
+
+def match_text(replay: Replay, seat: int | None, round_: int | None, trick: int | None) -> HandMatchText:
+    return HandMatchText(replay, seat, round_)
+
+
+def step_screen(replay: Replay, step: Step, seat: int | None) -> HandStepScreen:
+    return HandStepScreen(replay, step, seat)
+
+
+def action_text(kind: str, action: Any) -> Text:
+    """An action in its record spelling (a turn is too rich for one line: the step screen says it)."""
+    from waraq.referee.games.hand import engine  # the spelling's one owner
+
+    spelled = engine.action_to_json(kind, action)
+    return Text(spelled if isinstance(spelled, str) else json.dumps(spelled, separators=(",", ":")))
+

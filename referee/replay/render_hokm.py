@@ -384,7 +384,7 @@ class _MatchLines:
         return Text(result_line(event), style="bold")
 
 
-def result_line(event: dict[str, Any]) -> str:
+def result_line(event: dict[str, Any], rules: Any = None) -> str:
     reason = event.get("reason")
     score = "-".join(map(str, event.get("score") or [])) or "none"
     if reason == "aborted":
@@ -607,3 +607,17 @@ def _answer_cell(action: Text | str, note: str) -> Group | Text:
 
 def _percent(part: int, whole: int) -> str:
     return f" ({100 * part / whole:.0f} %)" if whole else ""
+
+
+# -- the game's text part (waraq.referee.replay.render.GameText) -----------------
+
+TRICKS = True
+
+
+def match_text(replay: Replay, seat: int | None, round_: int | None, trick: int | None) -> MatchText:
+    return MatchText(replay, seat, round_, trick)
+
+
+def step_screen(replay: Replay, step: Step, seat: int | None) -> StepScreen:
+    return StepScreen(replay, step, seat)
+

@@ -1,8 +1,7 @@
 """What ``waraq replay --verify`` found, for a record of any game: one line a record, and the total.
 
-A record's result is said by its game's renderer: Hokm's
-(:func:`waraq.referee.replay.render_hokm.result_line`), or Hand's, imported only
-for a Hand record. This module picks between them, so neither renderer imports the other.
+A record's result is said by its game's text part (the registry's
+``Part.TEXT``), imported only for a record of its game.
 """
 
 from __future__ import annotations
@@ -11,7 +10,8 @@ from typing import Any
 
 from rich.text import Text
 
-from waraq.referee.replay.render_hokm import result_line
+from waraq.referee.games import registry
+from waraq.referee.games.registry import Part
 
 
 class VerdictLine:
@@ -25,14 +25,8 @@ class VerdictLine:
         if not verdict.ok:
             return Text(f"{verdict.path}: {verdict.status}: {verdict.problem}", style="bold red")
         result = verdict.result or {}
-        if getattr(verdict.rules, "GAME", "hokm") == "hand":
-            from waraq.referee.replay.render_hand import (
-                result_line as hand_result_line,  # Hand's renderer only for Hand
-            )
-
-            outcome = hand_result_line(result, verdict.rules)[len("Result: ") :]
-        else:
-            outcome = result_line(result)[len("Result: ") :]
+        game = registry.game_of_rules(verdict.rules) if verdict.rules is not None else registry.DEFAULT_GAME
+        outcome = registry.part(game, Part.TEXT).result_line(result, verdict.rules)[len("Result: ") :]
         return Text(f"{verdict.path}: ok, {verdict.decisions} decisions; {outcome}")
 
 

@@ -108,6 +108,13 @@ def decision_request(
     return request
 
 
+VIEW = HandView  # the view type this module carries (waraq.referee.wire.codec picks by it)
+
+
+def view_into(request: pb.DecisionRequest, view: HandView) -> None:
+    fill_view(request.hand, view)
+
+
 def fill_view(m: pb.HandView, view: HandView) -> None:
     """Write ``view`` into the empty message ``m`` (nested messages added in place, as wire.hokm does)."""
     m.seat = view.seat

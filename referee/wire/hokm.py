@@ -55,6 +55,13 @@ def message_to_action(kind: str, message: pb.Action) -> Any:
     return hokm.action_from_json(kind, list(value.cards) if kind == DISCARD else value)
 
 
+VIEW = HokmView  # the view type this module carries (waraq.referee.wire.codec picks by it)
+
+
+def view_into(request: pb.DecisionRequest, view: HokmView) -> None:
+    fill_view(request.hokm, view)
+
+
 def fill_view(m: pb.HokmView, view: HokmView) -> None:
     """Write ``view`` into the empty message ``m``.
 

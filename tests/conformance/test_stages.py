@@ -13,7 +13,7 @@ import random
 import pytest
 from google.protobuf.unknown_fields import UnknownFieldSet
 
-from waraq.referee.conformance import stages
+from waraq.referee.conformance import hokm_stages
 from waraq.referee.conformance.future_fields import with_future_fields
 from waraq.referee.conformance.situations import Situation, situations
 from waraq.referee.games import registry
@@ -26,9 +26,9 @@ from waraq.v1 import bot_pb2 as pb
 
 @pytest.mark.parametrize("trump", ["S", "H", "D", "C"])
 def test_the_bam_deal_asks_the_bot_bam_whatever_trump_it_names_and_whatever_it_plays(trump: str) -> None:
-    stage = stages.bam_stage(registry.load_rules("hokm", "classic"))
+    stage = hokm_stages.bam_stage(registry.load_rules("hokm", "classic"))
     assert stage.dealer is not None and stage.bot_seats == (0,)
-    stand_ins = [stages.low_player("m", seat) for seat in range(4)]
+    stand_ins = [hokm_stages.low_player("m", seat) for seat in range(4)]
     for seed in range(60):
         rng = random.Random(seed)
         state = HokmState(stage.rules, stage.dealer())
@@ -44,8 +44,8 @@ def test_the_bam_deal_asks_the_bot_bam_whatever_trump_it_names_and_whatever_it_p
 
 @pytest.mark.parametrize("players", [4, 3, 2])
 def test_the_redeal_stage_opens_on_a_redeal_of_a_hand_without_honours(players: int) -> None:
-    base = registry.load_rules("hokm", stages.HOKM_PRESETS[players])
-    stage = stages.redeal_stage(base)
+    base = registry.load_rules("hokm", hokm_stages.PRESETS[players])
+    stage = hokm_stages.redeal_stage(base)
     assert stage.rules.max_redeals > 0
     state = registry.engine("hokm").new_match(stage.rules, stage.seeds[0])
     assert state.kind == "REDEAL"

@@ -58,6 +58,10 @@ class HandRules(GameRules):
         """Every card, in card order: all 106 are always in play."""
         return DECK
 
+    def describe(self) -> str:
+        who = "in two partnerships" if self.teams < self.players else "each for himself"
+        return f"Hand, {self.players} players {who}, {self.rounds} round{'s' * (self.rounds != 1)}"
+
     @property
     def teams(self) -> int:
         return 2 if self.partnership else self.players

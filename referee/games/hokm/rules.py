@@ -117,6 +117,9 @@ class HokmRules(GameRules):
         removed = {parse_card(c) for c in self.removed_cards}
         return tuple(c for c in DECK if c not in removed)
 
+    def describe(self) -> str:
+        return f"Hokm, {self.players} players, to {self.target_score}"
+
     @property
     def teams(self) -> int:
         return 2 if self.players == 4 else self.players
