@@ -20,7 +20,6 @@ def _unknown_field(number: int, payload: bytes) -> bytes:
 
 
 FUTURE = _unknown_field(900, b"a field from a later version")
-VIEW_FIELDS = {"hokm": 10, "hand": 11}  # DecisionRequest.hokm, DecisionRequest.hand
 
 
 def with_future_fields(sent: bytes) -> bytes:
@@ -33,7 +32,10 @@ def with_future_fields(sent: bytes) -> bytes:
         request = message.decision
         view = request.WhichOneof("view")
         assert view is not None  # the referee's every request carries its view
+        field = request.DESCRIPTOR.fields_by_name[view]
+        if field.message_type is None:  # a plug-in game's view_json: text, with nothing inside to add to
+            return _unknown_field(2, request.SerializeToString() + FUTURE)
         inner = getattr(request, view).SerializeToString() + FUTURE
         request.ClearField(view)
-        return _unknown_field(2, request.SerializeToString() + FUTURE + _unknown_field(VIEW_FIELDS[view], inner))
+        return _unknown_field(2, request.SerializeToString() + FUTURE + _unknown_field(field.number, inner))
     return sent

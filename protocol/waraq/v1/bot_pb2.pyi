@@ -84,7 +84,7 @@ class TimeControl(_message.Message):
     def __init__(self, decision_ms: _Optional[float] = ..., bank_ms: _Optional[float] = ..., startup_ms: _Optional[float] = ...) -> None: ...
 
 class DecisionRequest(_message.Message):
-    __slots__ = ("seq", "kind", "legal", "deadline_ms", "bank_ms", "match_id", "seat", "hokm", "hand")
+    __slots__ = ("seq", "kind", "legal", "deadline_ms", "bank_ms", "match_id", "seat", "hokm", "hand", "view_json")
     SEQ_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     LEGAL_FIELD_NUMBER: _ClassVar[int]
@@ -94,6 +94,7 @@ class DecisionRequest(_message.Message):
     SEAT_FIELD_NUMBER: _ClassVar[int]
     HOKM_FIELD_NUMBER: _ClassVar[int]
     HAND_FIELD_NUMBER: _ClassVar[int]
+    VIEW_JSON_FIELD_NUMBER: _ClassVar[int]
     seq: int
     kind: str
     legal: _containers.RepeatedCompositeFieldContainer[Action]
@@ -103,10 +104,11 @@ class DecisionRequest(_message.Message):
     seat: int
     hokm: HokmView
     hand: HandView
-    def __init__(self, seq: _Optional[int] = ..., kind: _Optional[str] = ..., legal: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., deadline_ms: _Optional[float] = ..., bank_ms: _Optional[float] = ..., match_id: _Optional[str] = ..., seat: _Optional[int] = ..., hokm: _Optional[_Union[HokmView, _Mapping]] = ..., hand: _Optional[_Union[HandView, _Mapping]] = ...) -> None: ...
+    view_json: str
+    def __init__(self, seq: _Optional[int] = ..., kind: _Optional[str] = ..., legal: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., deadline_ms: _Optional[float] = ..., bank_ms: _Optional[float] = ..., match_id: _Optional[str] = ..., seat: _Optional[int] = ..., hokm: _Optional[_Union[HokmView, _Mapping]] = ..., hand: _Optional[_Union[HandView, _Mapping]] = ..., view_json: _Optional[str] = ...) -> None: ...
 
 class Action(_message.Message):
-    __slots__ = ("suit", "card", "discard", "draw", "answer", "take", "turn")
+    __slots__ = ("suit", "card", "discard", "draw", "answer", "take", "turn", "json")
     SUIT_FIELD_NUMBER: _ClassVar[int]
     CARD_FIELD_NUMBER: _ClassVar[int]
     DISCARD_FIELD_NUMBER: _ClassVar[int]
@@ -114,6 +116,7 @@ class Action(_message.Message):
     ANSWER_FIELD_NUMBER: _ClassVar[int]
     TAKE_FIELD_NUMBER: _ClassVar[int]
     TURN_FIELD_NUMBER: _ClassVar[int]
+    JSON_FIELD_NUMBER: _ClassVar[int]
     suit: str
     card: str
     discard: Cards
@@ -121,7 +124,8 @@ class Action(_message.Message):
     answer: bool
     take: str
     turn: Turn
-    def __init__(self, suit: _Optional[str] = ..., card: _Optional[str] = ..., discard: _Optional[_Union[Cards, _Mapping]] = ..., draw: _Optional[str] = ..., answer: _Optional[bool] = ..., take: _Optional[str] = ..., turn: _Optional[_Union[Turn, _Mapping]] = ...) -> None: ...
+    json: str
+    def __init__(self, suit: _Optional[str] = ..., card: _Optional[str] = ..., discard: _Optional[_Union[Cards, _Mapping]] = ..., draw: _Optional[str] = ..., answer: _Optional[bool] = ..., take: _Optional[str] = ..., turn: _Optional[_Union[Turn, _Mapping]] = ..., json: _Optional[str] = ...) -> None: ...
 
 class Cards(_message.Message):
     __slots__ = ("cards",)

@@ -1,9 +1,10 @@
 """A replayed record as the data of its HTML page: pure, no I/O (the file is :mod:`.write`'s).
 
 The page holds what the record says and what the seats were told, nothing
-rebuilt a second way: each seat's view at each decision is the ``HokmView``
-or ``HandView`` message of the request the referee sent (or would have sent,
-had that seat been the one asked), in protobuf's JSON mapping, exactly as
+rebuilt a second way: each seat's view at each decision is the view (its
+game's message, or a plug-in game's ``view_json`` read as JSON) of the request
+the referee sent (or would have sent, had that seat been the one asked), in
+protobuf's JSON mapping, exactly as
 ``waraq replay --json`` prints it (:func:`waraq.referee.replay.walk.request_json`
 of :func:`waraq.referee.wire.codec.decision_request` of ``Step.before.view(seat)``).
 The viewer draws a seat's view from that seat's views alone, and the
@@ -30,8 +31,11 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from waraq.referee.games import registry
+from waraq.referee.games.registry import Part
 from waraq.referee.replay.walk import Replay, Step, request_json
 from waraq.referee.wire import codec as wire
+from waraq.v1 import bot_pb2 as pb
 
 PAGE_FORMAT = "waraq.replay-page.v1"  # the embedded data's shape, for the viewer (viewer.js reads it)
 
@@ -166,14 +170,7 @@ def result_data(replay: Replay) -> dict[str, Any] | None:
     result = replay.result
     if result is None or replay.rules is None:
         return None
-    if replay.game == "hand":
-        from waraq.referee.replay.render_hand import result_line as hand_result_line
-
-        text = hand_result_line(result, replay.rules)
-    else:
-        from waraq.referee.replay.render_hokm import result_line as hokm_result_line
-
-        text = hokm_result_line(result)
+    text = registry.part(replay.game, Part.TEXT).result_line(result, replay.rules)
     data = {k: v for k, v in result.items() if k != "type"}
     data["text"] = text.removeprefix("Result: ")
     return data
@@ -182,22 +179,29 @@ def result_data(replay: Replay) -> dict[str, Any] | None:
 # -- the views ------------------------------------------------------------------
 
 
-def view_field(replay: Replay) -> str:
-    """The request's field holding the view: ``hokm`` or ``hand`` (the ``view`` oneof)."""
-    return "hand" if replay.game == "hand" else "hokm"
+VIEW_FIELDS = tuple(field.name for field in pb.DecisionRequest.DESCRIPTOR.oneofs_by_name["view"].fields)
+
+
+def view_of(request: dict[str, Any]) -> dict[str, Any]:
+    """The view a request in protobuf JSON holds, in whichever field of the ``view`` oneof its game
+    uses: a message (``hokm``, ``hand``), or JSON text (``view_json``: a plug-in game's)."""
+    for name in VIEW_FIELDS:
+        if name in request:
+            view = request[name]
+            return json.loads(view) if isinstance(view, str) else view
+    return {}
 
 
 def all_seat_views(replay: Replay, step: Step, request: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """What each seat knew when ``step`` was asked: the view of the request the referee sent the
     seat asked (``request``, that request in protobuf JSON, if already made), and the same message
     of each other seat's view (what it would have been sent)."""
-    field = view_field(replay)
     views = []
     for seat in range(replay.players):
         if seat == step.seat:
-            views.append((request or request_json(replay.request(step)))[field])
+            views.append(view_of(request or request_json(replay.request(step))))
         else:
-            views.append(request_json(wire.view_message(step.before.view(seat)))[field])
+            views.append(view_of(request_json(wire.view_message(step.before.view(seat)))))
     return views
 
 

@@ -344,7 +344,8 @@
     fillTricks(step);
     // The public facts come from the view of the seat looked through, or of the seat asked.
     const publicView = row[seen === null ? step.seat : seen];
-    frame.table.replaceChildren(...(game === "hand" ? handTable(step, row, seen, publicView) : hokmTable(step, row, seen, publicView)));
+    const table = { hokm: hokmTable, hand: handTable }[game] || plainTable;
+    frame.table.replaceChildren(...table(step, row, seen, publicView));
     frame.panel.replaceChildren(...panel(step, row, seen));
     fillForfeit(seen);
     writeFragment();
@@ -448,6 +449,24 @@
       center.append(el("div", { class: "aside" }, "s" + shown.hakem + " showed ", cards(shown.cards), " for a redeal"));
     }
     out.push(center);
+    return out;
+  }
+
+  // A game this viewer has no drawing of (a plug-in's: docs/new-game.md): each seat's view as its
+  // fields, and only a seat looked through (or every seat, in the all-hands view) shows its own.
+  function plainTable(step, row, seen) {
+    const place = positions(seen);
+    const out = [];
+    for (let seat = 0; seat < players; seat++) {
+      const mine = seen === null || seen === seat;
+      const fields = mine ? Object.entries(row[seat]).map(([key, value]) =>
+        el("div", { class: "field" }, el("b", {}, key + ": "), JSON.stringify(value))) : [el("div", {}, "(not shown)")];
+      out.push(el("div", { class: "seat " + place[seat] + (step.seat === seat ? " acting" : "") + (mine ? " shown" : " hidden"),
+        "data-seat-box": seat },
+        el("div", { class: "who" }, el("b", {}, "s" + seat), " " + seatName(seat),
+          step.seat === seat ? el("span", { class: "badge act" }, "to " + step.kind) : null),
+        el("div", { class: "view" }, fields)));
+    }
     return out;
   }
 
