@@ -81,9 +81,7 @@ def bare_match(players: int, seed: int, rng: random.Random) -> None:
                 hand = hands[seat]
                 card = choice(_legal(hand, led))
                 hand.remove(card)
-                if (card // 13 == best // 13 and card > best) or (
-                    card // 13 == trump and best // 13 != trump
-                ):
+                if (card // 13 == best // 13 and card > best) or (card // 13 == trump and best // 13 != trump):
                     best, winner = card, seat
             won[winner] += 1
             team_won[winner % teams] += 1

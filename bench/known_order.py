@@ -274,8 +274,11 @@ def strengths(args: argparse.Namespace) -> int:
         )
     print(
         f"\n{time.perf_counter() - began:.0f} s. Each interval is at 95 % for its pair alone. "
-        + ("Every neighbour pair is ordered against the heuristic by match score or points share."
-           if not unordered else f"{unordered} neighbour pair(s) not ordered against the heuristic at {deals} deals."),
+        + (
+            "Every neighbour pair is ordered against the heuristic by match score or points share."
+            if not unordered
+            else f"{unordered} neighbour pair(s) not ordered against the heuristic at {deals} deals."
+        ),
         flush=True,
     )
     return 0 if not unordered else 1

@@ -159,7 +159,13 @@ def play(planned: Planned, bots: dict[int, BenchBot], key: str, config: cfg.Ladd
     result = state.result
     decisions = sum(1 for e in state.events if e["type"] == "decision")
     return Outcome(
-        planned.id, result.reason, tuple(result.winners), tuple(result.score), (), (), decisions,
+        planned.id,
+        result.reason,
+        tuple(result.winners),
+        tuple(result.score),
+        (),
+        (),
+        decisions,
         time.perf_counter() - began,
     )
 
@@ -233,8 +239,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 found[duplicate].append(counts)
                 cells += [_count(c, args.matches) for c in counts]
                 seconds.append(f"{stats.seconds:.1f}")
-            print(f"  {seed:>4}  {cells[0]:>17}  {cells[1]:>5}  {cells[2]:>20}  {cells[3]:>5}  {' '.join(seconds)}",
-                  flush=True)
+            print(
+                f"  {seed:>4}  {cells[0]:>17}  {cells[1]:>5}  {cells[2]:>20}  {cells[3]:>5}  {' '.join(seconds)}",
+                flush=True,
+            )
     for duplicate in (True, False):
         firsts, stays = zip(*found[duplicate], strict=True)
         print(
@@ -267,8 +275,10 @@ def trueskill_order(store: Store) -> list[str]:
     known = store.latest_ratings()
     entries = store.entries()
     return [
-        e.name for e in sorted(entries, key=lambda e: (-(known[e.id][0] - 3 * known[e.id][1]) if e.id in known
-                                                        else math.inf, e.id))
+        e.name
+        for e in sorted(
+            entries, key=lambda e: (-(known[e.id][0] - 3 * known[e.id][1]) if e.id in known else math.inf, e.id)
+        )
     ]
 
 
@@ -293,8 +303,12 @@ def task_ordering(
     stats = play_ladder(path, bots, ledger.Target(matches), on_batch=after_batch)
     wanted = true_order(bots)
     out: dict[str, Any] = {
-        "seed": seed, "duplicate": duplicate, "seconds": stats.seconds, "matches": stats.matches,
-        "table": matches_until_ordered(by_table, wanted), "trueskill": matches_until_ordered(by_trueskill, wanted),
+        "seed": seed,
+        "duplicate": duplicate,
+        "seconds": stats.seconds,
+        "matches": stats.matches,
+        "table": matches_until_ordered(by_table, wanted),
+        "trueskill": matches_until_ordered(by_trueskill, wanted),
     }
     with folder.open_ladder(path, readonly=True) as ladder:
         found = evidence.gather(ladder.store, ladder.config, [e.id for e in ladder.store.entries()])
@@ -314,8 +328,13 @@ def task_stable(work: str, seed: int, part: str, bots: Sequence[BenchBot], partn
         rated = ladder.store.count_by_status()[RATED]
     finished = stats.finished
     return {
-        "seed": seed, "part": part, "partners": partners, "seconds": stats.seconds, "matches": rated,
-        "reason": finished.reason if finished else None, "detail": finished.detail if finished else "",
+        "seed": seed,
+        "part": part,
+        "partners": partners,
+        "seconds": stats.seconds,
+        "matches": rated,
+        "reason": finished.reason if finished else None,
+        "detail": finished.detail if finished else "",
         "rows": [(r.bot, r.vs_next) for r in rows],
     }
 
@@ -358,9 +377,15 @@ def task_versus(work: str, seed: int, duplicate: bool, epsilon: float = 0.25) ->
             deals.setdefault(deal_seed, []).append((result, side0 if mine == 0 else 1 - side0))
     finished = stats.finished
     return {
-        "seed": seed, "duplicate": duplicate, "seconds": stats.seconds, "matches": found.matches,
-        "boards": found.boards, "reason": finished.reason if finished else None,
-        "detail": finished.detail if finished else "", "size": size, "b": pair[1].name,
+        "seed": seed,
+        "duplicate": duplicate,
+        "seconds": stats.seconds,
+        "matches": found.matches,
+        "boards": found.boards,
+        "reason": finished.reason if finished else None,
+        "detail": finished.detail if finished else "",
+        "size": size,
+        "b": pair[1].name,
         "deals": [rooms for rooms in deals.values() if len(rooms) == size],
     }
 
@@ -380,12 +405,30 @@ def task_real_versus(work: str, seed: int) -> dict[str, Any]:
 
     where = Path(work) / f"real-versus-{seed}"
     spec = f"{shlex.quote(sys.executable)} {shlex.quote(str(KNOWN_ORDER))} serve --epsilon 0.25 --port {{port}}"
-    command = [str(Path(sys.executable).parent / "waraq"), "versus", "heuristic", spec, "--dir", str(where),
-               "--sprt", *(f"{v:g}" for v in VERSUS_TEST), "--seed", str(seed), "--quiet", "--concurrency", "2"]
+    command = [
+        str(Path(sys.executable).parent / "waraq"),
+        "versus",
+        "heuristic",
+        spec,
+        "--dir",
+        str(where),
+        "--sprt",
+        *(f"{v:g}" for v in VERSUS_TEST),
+        "--seed",
+        str(seed),
+        "--quiet",
+        "--concurrency",
+        "2",
+    ]
     began = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, timeout=1800)
-    return {"command": shlex.join(command), "status": done.returncode, "stdout": done.stdout,
-            "stderr": done.stderr, "seconds": time.perf_counter() - began}
+    return {
+        "command": shlex.join(command),
+        "status": done.returncode,
+        "stdout": done.stdout,
+        "stderr": done.stderr,
+        "seconds": time.perf_counter() - began,
+    }
 
 
 def _run_task(job: tuple[str, tuple[Any, ...]]) -> tuple[str, tuple[Any, ...], dict[str, Any] | str]:
@@ -399,7 +442,10 @@ def _run_task(job: tuple[str, tuple[Any, ...]]) -> tuple[str, tuple[Any, ...], d
 
 
 TASKS: dict[str, Callable[..., dict[str, Any]]] = {
-    "ordering": task_ordering, "stable": task_stable, "versus": task_versus, "real": task_real_versus,
+    "ordering": task_ordering,
+    "stable": task_stable,
+    "versus": task_versus,
+    "real": task_real_versus,
 }
 
 
@@ -441,11 +487,16 @@ def figures(argv: Sequence[str]) -> int:
         Path(work).mkdir(parents=True, exist_ok=True)
         jobs: list[tuple[str, tuple[Any, ...]]] = []  # the long ones first, so the pool ends together
         if 3 in parts:
-            jobs += [("stable", (work, s, "3", confidence_bots, "mixed", args.cap))
-                     for s in range(1, args.confidence_seeds + 1)]
+            jobs += [
+                ("stable", (work, s, "3", confidence_bots, "mixed", args.cap))
+                for s in range(1, args.confidence_seeds + 1)
+            ]
         if 2 in parts:
-            jobs += [("stable", (work, s, "2", COPIES, partners, args.cap))
-                     for partners in args.copies_partners for s in range(1, args.seeds + 1)]
+            jobs += [
+                ("stable", (work, s, "2", COPIES, partners, args.cap))
+                for partners in args.copies_partners
+                for s in range(1, args.seeds + 1)
+            ]
         if 1 in parts:
             five = tuple(BenchBot(f"eps-{e:g}", e) for e in args.epsilons)
             jobs += [
@@ -485,26 +536,38 @@ def figures(argv: Sequence[str]) -> int:
 
 def _progress(name: str, found: dict[str, Any]) -> str:
     if name == "ordering":
-        return (f"part 1 seed {found['seed']} {'paired' if found['duplicate'] else 'unpaired'}: table "
-                f"{found['table']}, TrueSkill {found['trueskill']} ({found['seconds']:.0f} s)")
+        return (
+            f"part 1 seed {found['seed']} {'paired' if found['duplicate'] else 'unpaired'}: table "
+            f"{found['table']}, TrueSkill {found['trueskill']} ({found['seconds']:.0f} s)"
+        )
     if name == "stable":
-        return (f"part {found['part']} seed {found['seed']} ({found['partners']}): {found['reason']} after "
-                f"{found['matches']} matches, {found['rows']} ({found['seconds']:.0f} s)")
+        return (
+            f"part {found['part']} seed {found['seed']} ({found['partners']}): {found['reason']} after "
+            f"{found['matches']} matches, {found['rows']} ({found['seconds']:.0f} s)"
+        )
     if name == "versus":
-        return (f"part 4 seed {found['seed']} {'paired' if found['duplicate'] else 'unpaired'}: {found['reason']} "
-                f"after {found['boards']} boards, {found['matches']} matches ({found['seconds']:.0f} s)")
+        return (
+            f"part 4 seed {found['seed']} {'paired' if found['duplicate'] else 'unpaired'}: {found['reason']} "
+            f"after {found['boards']} boards, {found['matches']} matches ({found['seconds']:.0f} s)"
+        )
     return f"part 4 real versus: exit {found['status']} ({found['seconds']:.0f} s)"
 
 
 def print_ordering(found: list[dict[str, Any]], matches: int) -> None:
     by = {(r["seed"], r["duplicate"]): r for r in found}
     seeds = sorted({s for s, _ in by})
-    print(f"1. paired against unpaired: five ε bots, mixed partners, {matches} matches a ladder; matches until the "
-          "order is the true order and stays so to the end (first time in brackets)")
-    print("   (a) duplicate boards ranked by the table (batch Elo); (b) no duplicates ranked by TrueSkill μ − 3σ per "
-          "match. Also shown: (a') duplicates by TrueSkill per board, (b') no duplicates by the table")
-    print(f"  {'seed':>4}  {'(a) stays':>10} {'(first)':>7}  {'(b) stays':>10} {'(first)':>7}  {'(a)/(b)':>7}  "
-          f"{'(a`)':>6}  {'(b`)':>6}")
+    print(
+        f"1. paired against unpaired: five ε bots, mixed partners, {matches} matches a ladder; matches until the "
+        "order is the true order and stays so to the end (first time in brackets)"
+    )
+    print(
+        "   (a) duplicate boards ranked by the table (batch Elo); (b) no duplicates ranked by TrueSkill μ − 3σ per "
+        "match. Also shown: (a') duplicates by TrueSkill per board, (b') no duplicates by the table"
+    )
+    print(
+        f"  {'seed':>4}  {'(a) stays':>10} {'(first)':>7}  {'(b) stays':>10} {'(first)':>7}  {'(a)/(b)':>7}  "
+        f"{'(a`)':>6}  {'(b`)':>6}"
+    )
     ratios: list[float] = []
     cells: dict[str, list[int | None]] = {"a": [], "b": [], "a2": [], "b2": []}
     for seed in seeds:
@@ -519,30 +582,40 @@ def print_ordering(found: list[dict[str, Any]], matches: int) -> None:
         ratio = (a or matches) / (b or matches)
         ratios.append(ratio)
         mark = "" if a and b else "*"
-        print(f"  {seed:>4}  {_count(a, matches):>10} {_count(af, matches):>7}  {_count(b, matches):>10} "
-              f"{_count(bf, matches):>7}  {ratio:>6.2f}{mark or ' '}  "
-              f"{_count(a2, matches):>6}  {_count(b2, matches):>6}")
+        print(
+            f"  {seed:>4}  {_count(a, matches):>10} {_count(af, matches):>7}  {_count(b, matches):>10} "
+            f"{_count(bf, matches):>7}  {ratio:>6.2f}{mark or ' '}  "
+            f"{_count(a2, matches):>6}  {_count(b2, matches):>6}"
+        )
     if ratios:
         q1, q2, q3 = quartiles(ratios)
-        print(f"  medians: (a) {_count(median(cells['a']), matches)}, (b) {_count(median(cells['b']), matches)}, "
-              f"(a') {_count(median(cells['a2']), matches)}, (b') {_count(median(cells['b2']), matches)}")
-        print(f"  ratio (a)/(b) per seed: median {q2:.2f}, quartiles {q1:.2f} – {q3:.2f}, range {min(ratios):.2f} – "
-              f"{max(ratios):.2f} (goal ≤ 0.7: {'met' if q2 <= 0.7 else 'NOT met'}); "
-              f"* = a side never ordered, counted as {matches}")
+        print(
+            f"  medians: (a) {_count(median(cells['a']), matches)}, (b) {_count(median(cells['b']), matches)}, "
+            f"(a') {_count(median(cells['a2']), matches)}, (b') {_count(median(cells['b2']), matches)}"
+        )
+        print(
+            f"  ratio (a)/(b) per seed: median {q2:.2f}, quartiles {q1:.2f} – {q3:.2f}, range {min(ratios):.2f} – "
+            f"{max(ratios):.2f} (goal ≤ 0.7: {'met' if q2 <= 0.7 else 'NOT met'}); "
+            f"* = a side never ordered, counted as {matches}"
+        )
     print(flush=True)
 
 
 def _verdicts(rows: Sequence[tuple[str, str | None]]) -> str:
-    return " ".join(f"{bot} {'>' if v == 'above' else '=' if v == 'tied' else '?'}" for bot, v in rows[:-1]) + \
-        f" {rows[-1][0]}"
+    return (
+        " ".join(f"{bot} {'>' if v == 'above' else '=' if v == 'tied' else '?'}" for bot, v in rows[:-1])
+        + f" {rows[-1][0]}"
+    )
 
 
 def print_copies(found: list[dict[str, Any]], cap: int) -> None:
     names = {b.name for b in COPIES[:2]}
     for partners in sorted({r["partners"] for r in found}):
         runs = sorted((r for r in found if r["partners"] == partners), key=lambda r: r["seed"])
-        print(f"2. two copies of one bot ({', '.join(b.name for b in COPIES)}), partners {partners}, until stable "
-              f"(confidence 0.95, margin 50 Elo), cap {cap}")
+        print(
+            f"2. two copies of one bot ({', '.join(b.name for b in COPIES)}), partners {partners}, until stable "
+            f"(confidence 0.95, margin 50 Elo), cap {cap}"
+        )
         print(f"  {'seed':>4}  {'matches':>7}  {'stop':>6}  table (> above, = tied, ? open)")
         tied, stops = 0, []
         for r in runs:
@@ -550,20 +623,26 @@ def print_copies(found: list[dict[str, Any]], cap: int) -> None:
             ok = any({rows[i][0], rows[i + 1][0]} == names and rows[i][1] == "tied" for i in range(len(rows) - 1))
             tied += ok and r["reason"] == "stable"
             stops.append(r["matches"])
-            print(f"  {r['seed']:>4}  {r['matches']:>7}  {r['reason']:>6}  {_verdicts(rows)}"
-                  f"{'' if ok else '   (the copies not tied)'}")
+            print(
+                f"  {r['seed']:>4}  {r['matches']:>7}  {r['reason']:>6}  {_verdicts(rows)}"
+                f"{'' if ok else '   (the copies not tied)'}"
+            )
             print(f"        {r['detail']}")
         if runs:
-            print(f"  copies tied and stopped: {tied} of {len(runs)}; matches to stop: median {median(stops):g}, "
-                  f"range {min(stops)} – {max(stops)} (cap {cap})")
+            print(
+                f"  copies tied and stopped: {tied} of {len(runs)}; matches to stop: median {median(stops):g}, "
+                f"range {min(stops)} – {max(stops)} (cap {cap})"
+            )
         print(flush=True)
 
 
 def print_confidence(found: list[dict[str, Any]], bots: Sequence[BenchBot], cap: int) -> None:
     rank = {b.name: i for i, b in enumerate(sorted(bots, key=lambda b: b.epsilon))}
     runs = sorted(found, key=lambda r: r["seed"])
-    print(f"3. the stopping rule's true confidence: {', '.join(b.name for b in bots)}, mixed partners, until stable "
-          f"(0.95, 50 Elo), cap {cap}; wrong = an 'above' against the true order or a 'tied' (every two differ)")
+    print(
+        f"3. the stopping rule's true confidence: {', '.join(b.name for b in bots)}, mixed partners, until stable "
+        f"(0.95, 50 Elo), cap {cap}; wrong = an 'above' against the true order or a 'tied' (every two differ)"
+    )
     print(f"  {'seed':>4}  {'matches':>7}  {'stop':>6}  table")
     wrong, stopped, stops = 0, 0, []
     for r in runs:
@@ -575,12 +654,16 @@ def print_confidence(found: list[dict[str, Any]], bots: Sequence[BenchBot], cap:
         stopped += r["reason"] == "stable"
         wrong += r["reason"] == "stable" and bool(bad)
         stops.append(r["matches"])
-        print(f"  {r['seed']:>4}  {r['matches']:>7}  {r['reason']:>6}  {_verdicts(rows)}"
-              f"{'   WRONG: ' + ', '.join(bad) if bad else ''}")
+        print(
+            f"  {r['seed']:>4}  {r['matches']:>7}  {r['reason']:>6}  {_verdicts(rows)}"
+            f"{'   WRONG: ' + ', '.join(bad) if bad else ''}"
+        )
     if runs:
         share = wrong / len(runs)
-        print(f"  stopped {stopped} of {len(runs)}; stopped with a wrong verdict {wrong} of {len(runs)} = {share:.0%} "
-              f"(goal ≤ 5 %); matches to stop: median {median(stops):g}, range {min(stops)} – {max(stops)}")
+        print(
+            f"  stopped {stopped} of {len(runs)}; stopped with a wrong verdict {wrong} of {len(runs)} = {share:.0%} "
+            f"(goal ≤ 5 %); matches to stop: median {median(stops):g}, range {min(stops)} – {max(stops)}"
+        )
     print(flush=True)
 
 
@@ -588,10 +671,14 @@ def print_versus(found: list[dict[str, Any]], real: list[dict[str, Any]]) -> Non
     by = {(r["seed"], r["duplicate"]): r for r in found}
     seeds = sorted({s for s, _ in by})
     a, b = VERSUS[0].name, found[0]["b"] if found else VERSUS[1].name
-    print(f"4. waraq versus {a} {b} (partners self), SPRT elo0 0 elo1 50 α 0.05 β 0.05, as versus.py sets it up; "
-          "paired = duplicate boards of 2 rooms, unpaired = boards of one room")
-    print(f"  {'seed':>4}  {'paired: boards':>14} {'matches':>7} {'decision':>8}  {'unpaired: matches':>17} "
-          f"{'decision':>8}  {'ratio':>5}")
+    print(
+        f"4. waraq versus {a} {b} (partners self), SPRT elo0 0 elo1 50 α 0.05 β 0.05, as versus.py sets it up; "
+        "paired = duplicate boards of 2 rooms, unpaired = boards of one room"
+    )
+    print(
+        f"  {'seed':>4}  {'paired: boards':>14} {'matches':>7} {'decision':>8}  {'unpaired: matches':>17} "
+        f"{'decision':>8}  {'ratio':>5}"
+    )
     ratios: list[float] = []
     cells: dict[bool, list[int | None]] = {True: [], False: []}
     for seed in seeds:
@@ -602,15 +689,19 @@ def print_versus(found: list[dict[str, Any]], real: list[dict[str, Any]]) -> Non
         ratios.append(ratio)
         cells[True].append(p["matches"])
         cells[False].append(u["matches"])
-        print(f"  {seed:>4}  {p['boards']:>14} {p['matches']:>7} {p['reason']:>8}  {u['matches']:>17} "
-              f"{u['reason']:>8}  {ratio:>5.2f}")
+        print(
+            f"  {seed:>4}  {p['boards']:>14} {p['matches']:>7} {p['reason']:>8}  {u['matches']:>17} "
+            f"{u['reason']:>8}  {ratio:>5.2f}"
+        )
     if ratios:
         q1, q2, q3 = quartiles(ratios)
         h = {d: sum(by[s, d]["reason"] == "h1" for s in seeds) for d in (True, False)}
         boards_median = (median(cells[True]) or 0) / 2
-        print(f"  medians: paired {median(cells[True]):g} matches ({boards_median:g} boards), unpaired "
-              f"{median(cells[False]):g} matches; ratio paired/unpaired median {q2:.2f} (quartiles {q1:.2f} – "
-              f"{q3:.2f}); H1 accepted: paired {h[True]}/{len(seeds)}, unpaired {h[False]}/{len(seeds)}")
+        print(
+            f"  medians: paired {median(cells[True]):g} matches ({boards_median:g} boards), unpaired "
+            f"{median(cells[False]):g} matches; ratio paired/unpaired median {q2:.2f} (quartiles {q1:.2f} – "
+            f"{q3:.2f}); H1 accepted: paired {h[True]}/{len(seeds)}, unpaired {h[False]}/{len(seeds)}"
+        )
     for r in real:
         print(f"\n  the real run over gRPC ({r['seconds']:.0f} s): {r['command']}")
         print("  " + (r["stdout"] + r["stderr"]).strip().replace("\n", "\n  "))
@@ -628,29 +719,39 @@ def print_rho_beta(found: list[dict[str, Any]]) -> None:
     singles = [r["beta"] for r in found if not r["duplicate"] and r["beta"] is not None]
     setting = paired[0]["beta_setting"]
     print("5. ρ and β, over the paired ladders of part 1")
-    print(f"  ρ median {median(rhos):.3f} (range {min(rhos):.3f} – {max(rhos):.3f}): the correlation between a board's "
-          "two rooms of the result on the same cards, after the fitted strengths; >0 means the cards decide part of a "
-          "match and the pairing cancels that part")
-    print(f"  effective matches per board median {median(effective):.2f} (range {min(effective):.2f} – "
-          f"{max(effective):.2f}): a board of 2 rooms is worth this many independent matches (2 / design effect)")
-    print(f"  β fitted median {median(betas):.2f} (range {min(betas):.2f} – {max(betas):.2f}; the unpaired ladders: "
-          f"{median(singles):.2f}; ladder.toml's β {setting:g}): the spread of one match's performance, in μ units, "
-          "that best predicts each board from the ratings before it; a larger β says a single match tells less")
+    print(
+        f"  ρ median {median(rhos):.3f} (range {min(rhos):.3f} – {max(rhos):.3f}): the correlation between a board's "
+        "two rooms of the result on the same cards, after the fitted strengths; >0 means the cards decide part of a "
+        "match and the pairing cancels that part"
+    )
+    print(
+        f"  effective matches per board median {median(effective):.2f} (range {min(effective):.2f} – "
+        f"{max(effective):.2f}): a board of 2 rooms is worth this many independent matches (2 / design effect)"
+    )
+    print(
+        f"  β fitted median {median(betas):.2f} (range {min(betas):.2f} – {max(betas):.2f}; the unpaired ladders: "
+        f"{median(singles):.2f}; ladder.toml's β {setting:g}): the spread of one match's performance, in μ units, "
+        "that best predicts each board from the ratings before it; a larger β says a single match tells less"
+    )
     print(flush=True)
 
 
 def print_baseline(found: list[dict[str, Any]]) -> None:
     import statistics
 
-    print("6. a baseline on the same cards (each deal played once more by four ε = 0 bots, subtracted from A's "
-          "result): the versus runs of part 4")
+    print(
+        "6. a baseline on the same cards (each deal played once more by four ε = 0 bots, subtracted from A's "
+        "result): the versus runs of part 4"
+    )
     singles = [room[0] for r in found if not r["duplicate"] for rooms in r["deals"] for room in rooms]
     if len(singles) < 2:
         return
     unit = statistics.pvariance(singles)  # one independent match: what "effective matches" counts in
     print(f"  A's result per match, unpaired, variance {unit:.4f}: the unit of an effective match")
-    print(f"  {'design':>18}  {'deals':>6}  {'variance per deal':>17}  {'matches per deal':>16}  "
-          f"{'effective per match played':>26}")
+    print(
+        f"  {'design':>18}  {'deals':>6}  {'variance per deal':>17}  {'matches per deal':>16}  "
+        f"{'effective per match played':>26}"
+    )
     largest_gap = 0.0
     for duplicate in (True, False):
         deals = [rooms for r in found if r["duplicate"] == duplicate for rooms in r["deals"]]
@@ -666,10 +767,14 @@ def print_baseline(found: list[dict[str, Any]]) -> None:
             var = statistics.pvariance(values)
             worth = unit / var / cost if var > 0 else math.inf
             print(f"  {label:>18}  {len(values):>6}  {var:>17.4f}  {cost:>16}  {worth:>26.2f}")
-    print(f"  complete paired boards: the baseline's mean over a board's rooms from A's side is 1/2 on every deal: "
-          f"largest |(without − with) − 0.5| = {largest_gap:.2e} (it cancels exactly, so it only costs a match)")
-    print("  (the deals are those of sequential runs, which stop early on lucky streaks: the variances are of the "
-          "boards played, not of a fixed design)")
+    print(
+        f"  complete paired boards: the baseline's mean over a board's rooms from A's side is 1/2 on every deal: "
+        f"largest |(without − with) − 0.5| = {largest_gap:.2e} (it cancels exactly, so it only costs a match)"
+    )
+    print(
+        "  (the deals are those of sequential runs, which stop early on lucky streaks: the variances are of the "
+        "boards played, not of a fixed design)"
+    )
     print(flush=True)
 
 

@@ -247,9 +247,7 @@ async def measure(bots: Bots, work: Callable[[], Awaitable[int]]) -> Figure:
     gc.collect()
     wall, cpu, bots_cpu = time.perf_counter(), time.process_time(), bots.cpu_s()
     decisions = await work()
-    return Figure(
-        decisions, time.perf_counter() - wall, time.process_time() - cpu, bots.cpu_s() - bots_cpu
-    )
+    return Figure(decisions, time.perf_counter() - wall, time.process_time() - cpu, bots.cpu_s() - bots_cpu)
 
 
 # --- memory, in a fresh process per figure -------------------------------------------------------
@@ -388,7 +386,12 @@ async def _bench(args: argparse.Namespace, randoms: Bots, echoes: Bots) -> None:
     )
     # Games per figure from the rate last seen (a guess at first), a multiple of the slots.
     guess = {
-        ("random", 1): 1, ("random", 4): 2, ("echo", 1): 1.2, ("echo", 4): 2.4, ("ceiling", 1): 1.4, ("ceiling", 4): 3
+        ("random", 1): 1,
+        ("random", 4): 2,
+        ("echo", 1): 1.2,
+        ("echo", 4): 2.4,
+        ("ceiling", 1): 1.4,
+        ("ceiling", 4): 3,
     }
     rate = {key: first_rate * factor for key, factor in guess.items()}
 

@@ -55,11 +55,7 @@ def generated() -> dict[str, str]:
 
 def differences() -> list[str]:
     """The generated files that are missing or differ from what the .proto gives."""
-    return [
-        rel
-        for rel, text in generated().items()
-        if not (ROOT / rel).exists() or (ROOT / rel).read_text() != text
-    ]
+    return [rel for rel, text in generated().items() if not (ROOT / rel).exists() or (ROOT / rel).read_text() != text]
 
 
 def main() -> int:

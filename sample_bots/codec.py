@@ -46,7 +46,12 @@ NOTE_LIMIT = 1024  # bytes in UTF-8
 
 # Which oneof field of Action carries each Hokm decision kind.
 ACTION_FIELD: dict[str, str] = {
-    TRUMP: "suit", PLAY: "card", DISCARD: "discard", DRAW: "draw", REDEAL: "answer", BAM: "answer"
+    TRUMP: "suit",
+    PLAY: "card",
+    DISCARD: "discard",
+    DRAW: "draw",
+    REDEAL: "answer",
+    BAM: "answer",
 }
 
 

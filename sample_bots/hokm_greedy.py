@@ -66,8 +66,13 @@ def beats(card: int, best: int, trump: int | None) -> bool:
 
 def trump_choice(hand: Sequence[int]) -> int:
     """The longest suit; between equally long suits, the one with the higher ranks."""
-    return max(range(4), key=lambda s: (sum(1 for c in hand if c // 13 == s), sorted(
-        (c % 13 for c in hand if c // 13 == s), reverse=True)))
+    return max(
+        range(4),
+        key=lambda s: (
+            sum(1 for c in hand if c // 13 == s),
+            sorted((c % 13 for c in hand if c // 13 == s), reverse=True),
+        ),
+    )
 
 
 def discard_choice(hand: Sequence[int], trump: int) -> tuple[int, int]:

@@ -298,9 +298,7 @@ def safe_winner(table: Table, sides: list[int], rng: random.Random) -> int | Non
     """A side card that is the highest outstanding of its suit, in a suit no
     opponent can trump («آس‌ها را بازی کنید، ولی حواستان به خال تمام‌شده باشد»).
     From the longest such suit: its other cards become winners after it."""
-    winners = [
-        c for c in sides if table.is_master(c) and not opponents_can_ruff(table, suit(c))
-    ]
+    winners = [c for c in sides if table.is_master(c) and not opponents_can_ruff(table, suit(c))]
     if not winners:
         return None
     return _pick(rng, winners, lambda c: (-len(of_suit(sides, suit(c))), c))

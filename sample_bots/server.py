@@ -81,9 +81,7 @@ class PlayerBot(bot_pb2_grpc.BotServicer):
             protocol_version=codec.PROTOCOL_VERSION,
         )
 
-    async def Play(
-        self, requests: AsyncIterator[pb.RefereeMessage], context: Any
-    ) -> AsyncIterator[pb.BotMessage]:
+    async def Play(self, requests: AsyncIterator[pb.RefereeMessage], context: Any) -> AsyncIterator[pb.BotMessage]:
         player = pick = set_clock = None
         async for message in requests:
             body = message.WhichOneof("body")

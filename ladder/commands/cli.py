@@ -201,9 +201,7 @@ def _folder(args: argparse.Namespace) -> Path:
 
 def _init(args: argparse.Namespace, console: Console) -> int:
     rules = registry.load_rules(args.game, args.rules)
-    path = folder.init(
-        args.folder, rules, seed=args.seed, duplicate=not args.no_duplicates, partners=args.partners
-    )
+    path = folder.init(args.folder, rules, seed=args.seed, duplicate=not args.no_duplicates, partners=args.partners)
     console.print(
         f"made ladder {path}: {describe(rules)}; "
         f"{'duplicate deals' if not args.no_duplicates else 'no duplicate deals'}; "

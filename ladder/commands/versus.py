@@ -326,4 +326,3 @@ class LiveVersus:
         parts += [Text(note, style="red") for note in state.suspensions[-3:]]
         parts += [Text(f"  {f}", overflow="ellipsis", no_wrap=True) for f in state.faults]
         return Group(*parts)
-

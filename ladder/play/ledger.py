@@ -171,9 +171,7 @@ def advance(store: Store, config: LadderConfig, env: trueskill.TrueSkill) -> Eve
     return events
 
 
-def _process(
-    store: Store, config: LadderConfig, env: trueskill.TrueSkill, rooms: list[int], events: Events
-) -> None:
+def _process(store: Store, config: LadderConfig, env: trueskill.TrueSkill, rooms: list[int], events: Events) -> None:
     """Rate one board from its rooms played (in planned order), and suspend the bots that crashed too often.
 
     A crash counts as of its room: a bot suspended there has the board's later rooms
@@ -409,4 +407,3 @@ def _plan(
         store.plan(planned)
         cancelled = set(enforce_suspensions(store))
     return [p for p in planned if p.id not in cancelled]
-

@@ -134,7 +134,9 @@ def gather(ladder: Ladder, description: str, *, everyone: bool = False) -> Repor
 
 
 def histories(
-    rows: Sequence[tuple[int, int, float, float]], names: Mapping[int, str], rated_ids: Sequence[int],
+    rows: Sequence[tuple[int, int, float, float]],
+    names: Mapping[int, str],
+    rated_ids: Sequence[int],
     shown: Sequence[str],
 ) -> tuple[History, ...]:
     """Each shown bot's ratings in match order, each at the count of matches rated up to its match.

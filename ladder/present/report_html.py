@@ -123,7 +123,7 @@ def render(report: Report, links: Mapping[int, str], *, now: datetime | None = N
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         # No request of any kind, also none the browser would make by itself (a favicon).
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
-        "img-src data:\">\n"
+        'img-src data:">\n'
         '<link rel="icon" href="data:,">\n'
         f"<title>{escape(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
         + "\n".join(body)
@@ -147,9 +147,7 @@ def _standings(report: Report) -> list[str]:
         + "</tr></thead><tbody>",
     ]
     for row in report.standings:
-        interval = (
-            "" if row.elo_low is None or row.elo_high is None else f"{row.elo_low:+.0f} … {row.elo_high:+.0f}"
-        )
+        interval = "" if row.elo_low is None or row.elo_high is None else f"{row.elo_low:+.0f} … {row.elo_high:+.0f}"
         cells = [
             str(row.rank),
             f'<td class="bot">{escape(row.bot)}</td>',
@@ -164,7 +162,7 @@ def _standings(report: Report) -> list[str]:
             str(row.faults),
             f'<td class="text">{"" if row.vs_next in (None, Verdict.OPEN.value) else escape(row.vs_next or "")}</td>',
             f'<td class="text" title="{escape(row.reason or "")}">'
-            f'{"" if row.status == ACTIVE else escape(row.status)}</td>',
+            f"{'' if row.status == ACTIVE else escape(row.status)}</td>",
         ]
         inactive = ' class="inactive"' if row.status != ACTIVE else ""
         out.append(
@@ -224,8 +222,11 @@ def _matrix(report: Report) -> list[str]:
                 cells.append('<td class="self">—</td>')
                 continue
             found = report.cell(a, b)
-            cells.append(_cell(found) if found is not None else f'<td class="none" title="{escape(a)} and '
-                         f'{escape(b)} never decided a match between them">·</td>')
+            cells.append(
+                _cell(found)
+                if found is not None
+                else f'<td class="none" title="{escape(a)} and {escape(b)} never decided a match between them">·</td>'
+            )
         out.append(f'<tr><th class="bot">{escape(a)}</th>{"".join(cells)}</tr>')
     out.append("</tbody></table>")
     return out

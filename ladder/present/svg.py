@@ -132,8 +132,9 @@ def _axes(frame: Frame, x_ticks: list[float], y_ticks: list[float], x_label: str
     out.append(f'<line class="axis" x1="{frame.left}" x2="{frame.right}" y1="{frame.bottom}" y2="{frame.bottom}"/>')
     out.append(f'<line class="axis" x1="{frame.left}" x2="{frame.left}" y1="{frame.top}" y2="{frame.bottom}"/>')
     middle = (frame.left + frame.right) / 2
-    out.append(f'<text class="label" x="{middle:.1f}" y="{frame.bottom + 36}" text-anchor="middle">'
-               f"{escape(x_label)}</text>")
+    out.append(
+        f'<text class="label" x="{middle:.1f}" y="{frame.bottom + 36}" text-anchor="middle">{escape(x_label)}</text>'
+    )
     centre = (frame.top + frame.bottom) / 2
     out.append(
         f'<text class="label" transform="translate(14 {centre:.1f}) rotate(-90)" text-anchor="middle">'

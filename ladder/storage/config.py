@@ -358,7 +358,7 @@ def parse(raw: Mapping[str, Any], where: str = CONFIG) -> LadderConfig:
     if config.matchmaking.partners == "self" and not config.layout.teams:
         teams_need = registry.entry(game).teams_need or f"{game} in teams"
         raise ConfigError(
-            f"{where}: [matchmaking] partners = \"self\" needs {teams_need} (teams); "
+            f'{where}: [matchmaking] partners = "self" needs {teams_need} (teams); '
             f"these rules have {rules.players} players, each for himself"
         )
     return config

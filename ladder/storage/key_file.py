@@ -129,8 +129,7 @@ def ensure(folder: Path, store: Store, *, new_key: bool = False) -> tuple[str, s
             "cards in the rooms still to be played (docs/security.md)"
         )
     return key, (
-        f"this ladder had no deal key: made {path}, and every match from now on is dealt under it "
-        "(docs/security.md)"
+        f"this ladder had no deal key: made {path}, and every match from now on is dealt under it (docs/security.md)"
     )
 
 

@@ -437,8 +437,10 @@ class Store:
         rows = self.db.execute(
             "SELECT id, batch, deal, position, seed, record FROM matches WHERE status = ? ORDER BY id", (PLANNED,)
         ).fetchall()
-        return [Planned(id_, batch, deal, position, seed, self.seats_of(id_), record)
-                for id_, batch, deal, position, seed, record in rows]
+        return [
+            Planned(id_, batch, deal, position, seed, self.seats_of(id_), record)
+            for id_, batch, deal, position, seed, record in rows
+        ]
 
     def seats_of(self, match_id: int) -> tuple[int, ...]:
         rows = self.db.execute("SELECT bot_id FROM seats WHERE match_id = ? ORDER BY seat", (match_id,))

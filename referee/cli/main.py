@@ -1,15 +1,15 @@
 """The ``waraq`` command: parses options, calls library functions, prints.
 
-    waraq --version
-    waraq match --bots [NAME=]BOT... [--game hokm|hand] [--rules R] [--games N] [--seed S] [--json]
-                [--record DIR [--overwrite]] [--concurrency K] [--policy forfeit|substitute] [--deal-key KEY]
-                                                     (waraq.referee.cli.match)
-    waraq bot serve random|heuristic [--port N]      (the bots' own command: waraq.bots.cli)
-    waraq play [--game hokm|hand] [--rules PRESET|FILE.toml] [--seed S] [--tricks]
-    waraq rules [--game hokm|hand] [PRESET|FILE.toml]
-    waraq replay RECORD [--seat N] [--round R [--trick T]] [--step | --json] [--plain]
-    waraq replay RECORD|DIR... --ask BOT [--seat N]
-    waraq replay --verify RECORD|DIR...
+waraq --version
+waraq match --bots [NAME=]BOT... [--game hokm|hand] [--rules R] [--games N] [--seed S] [--json]
+            [--record DIR [--overwrite]] [--concurrency K] [--policy forfeit|substitute] [--deal-key KEY]
+                                                 (waraq.referee.cli.match)
+waraq bot serve random|heuristic [--port N]      (the bots' own command: waraq.bots.cli)
+waraq play [--game hokm|hand] [--rules PRESET|FILE.toml] [--seed S] [--tricks]
+waraq rules [--game hokm|hand] [PRESET|FILE.toml]
+waraq replay RECORD [--seat N] [--round R [--trick T]] [--step | --json] [--plain]
+waraq replay RECORD|DIR... --ask BOT [--seat N]
+waraq replay --verify RECORD|DIR...
 """
 
 from __future__ import annotations

@@ -22,8 +22,7 @@ def play(console: Console, rules: HokmRules, seed: int, tricks: bool) -> int:
     players = [random_player(f"{seed}/{seat}") for seat in range(rules.players)]
     state = play_match(rules, seed, players)
     console.print(
-        f"Hokm, {rules.players} players, to {rules.target_score} points, seed {seed} "
-        f"({rules.rules_hash[:19]}…)",
+        f"Hokm, {rules.players} players, to {rules.target_score} points, seed {seed} ({rules.rules_hash[:19]}…)",
         highlight=False,
     )
     if tricks:

@@ -58,27 +58,52 @@ def register(commands: Any) -> None:
         description="Show a match record in the terminal, walk it decision by decision, print the requests "
         "each seat received, re-ask them of another bot, or check records against the rules.",
     )
-    replay.add_argument("records", nargs="+", type=Path, metavar="RECORD",
-                        help="a record (.jsonl or .jsonl.gz); with --ask and --verify also folders of records")
-    replay.add_argument("--seat", type=int, action="append", metavar="N",
-                        help="as seat N saw it (its own hand, no other); with --ask: the seats to ask (repeatable)")
+    replay.add_argument(
+        "records",
+        nargs="+",
+        type=Path,
+        metavar="RECORD",
+        help="a record (.jsonl or .jsonl.gz); with --ask and --verify also folders of records",
+    )
+    replay.add_argument(
+        "--seat",
+        type=int,
+        action="append",
+        metavar="N",
+        help="as seat N saw it (its own hand, no other); with --ask: the seats to ask (repeatable)",
+    )
     replay.add_argument("--round", type=int, metavar="R", help="only round R")
     replay.add_argument("--trick", type=int, metavar="T", help="with --round: from trick T of that round")
-    replay.add_argument("--step", action="store_true",
-                        help="walk the decisions one at a time; commands on stdin: " + STEP_HELP)
-    replay.add_argument("--json", action="store_true",
-                        help="the DecisionRequests the seats received, one JSON object a line (protobuf JSON)")
+    replay.add_argument(
+        "--step", action="store_true", help="walk the decisions one at a time; commands on stdin: " + STEP_HELP
+    )
+    replay.add_argument(
+        "--json",
+        action="store_true",
+        help="the DecisionRequests the seats received, one JSON object a line (protobuf JSON)",
+    )
     replay.add_argument("--plain", action="store_true", help="no colour (the default when not writing to a terminal)")
-    replay.add_argument("--ask", metavar="BOT",
-                        help="send each logged decision to BOT (built-in, command with {port}, or address) and "
-                        "list where it decides differently; exit status 0 when it agrees on all")
-    replay.add_argument("--verify", action="store_true",
-                        help="re-play each record and check every line; the exit status is the number that fail")
-    replay.add_argument("--html", type=Path, metavar="OUT",
-                        help="write the match as one self-contained HTML page to OUT (opens offline, from disk); "
-                        "with a folder of records or several records, OUT is a folder: a page each and index.html")
-    replay.add_argument("--startup-ms", type=milliseconds, default=TimeControl.startup_ms,
-                        help="--ask: start-up deadline")
+    replay.add_argument(
+        "--ask",
+        metavar="BOT",
+        help="send each logged decision to BOT (built-in, command with {port}, or address) and "
+        "list where it decides differently; exit status 0 when it agrees on all",
+    )
+    replay.add_argument(
+        "--verify",
+        action="store_true",
+        help="re-play each record and check every line; the exit status is the number that fail",
+    )
+    replay.add_argument(
+        "--html",
+        type=Path,
+        metavar="OUT",
+        help="write the match as one self-contained HTML page to OUT (opens offline, from disk); "
+        "with a folder of records or several records, OUT is a folder: a page each and index.html",
+    )
+    replay.add_argument(
+        "--startup-ms", type=milliseconds, default=TimeControl.startup_ms, help="--ask: start-up deadline"
+    )
     replay.set_defaults(run_command=run)
 
 
@@ -156,7 +181,8 @@ def _usage(message: str) -> int:
 
 def _chosen(replay: Replay, seat: int | None, round_: int | None, trick: int | None) -> list[Step]:
     return [
-        s for s in replay.steps
+        s
+        for s in replay.steps
         if (seat is None or s.seat == seat)
         and (round_ is None or s.round == round_)
         and (trick is None or (s.trick or 0) >= trick)
@@ -216,8 +242,10 @@ def _html(console: Console, args: argparse.Namespace) -> int:
     from waraq.referee.replay.html.write import INDEX, write_folder, write_replay
 
     if args.seat or args.round is not None or args.trick is not None:
-        return _usage("--seat, --round and --trick are for the terminal: the page holds every seat and decision "
-                      "(its address opens one: OUT.html#d42/s1)")
+        return _usage(
+            "--seat, --round and --trick are for the terminal: the page holds every seat and decision "
+            "(its address opens one: OUT.html#d42/s1)"
+        )
     for given in args.records:
         if not given.exists():
             return _usage(f"no record at {given}")

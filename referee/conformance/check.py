@@ -37,6 +37,8 @@ from waraq.v1 import bot_pb2 as pb
 
 NO_LIMIT = 1_000_000  # faults a seat may make before its match is forfeited: never, in a check
 T = TypeVar("T")
+
+
 @dataclass(frozen=True)
 class CheckConfig:
     spec: BotSpec

@@ -31,7 +31,8 @@ from waraq.referee.replay import walk
 # What the referee can seat and check, in the order checked: each game's conformance part says.
 GAMES = {
     game: registry.part(game, Part.CONFORMANCE).PLAYERS
-    for game, entry in registry.GAMES.items() if Part.CONFORMANCE in entry.parts
+    for game, entry in registry.GAMES.items()
+    if Part.CONFORMANCE in entry.parts
 }
 TIME_CODES = frozenset({FaultCode.NO_REPLY, FaultCode.BANK_SPENT})
 STREAM_CODES = frozenset(

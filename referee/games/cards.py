@@ -46,8 +46,7 @@ def parse_card(name: object) -> int:
         if card is not None:
             return card
     raise CardError(
-        f"{name!r} is not a card: expected a rank {'/'.join(RANKS)} then a suit "
-        f"{'/'.join(SUITS)}, as in '10H' or 'AS'"
+        f"{name!r} is not a card: expected a rank {'/'.join(RANKS)} then a suit {'/'.join(SUITS)}, as in '10H' or 'AS'"
     )
 
 

@@ -79,7 +79,7 @@ def boolean(value: Any) -> bool:
 def card_list(value: Any) -> tuple[str, ...]:
     """A list of distinct card names, normalised to their canonical spelling."""
     if not isinstance(value, (list, tuple)):
-        raise BadValue("expected a list of cards such as [\"2D\"]")
+        raise BadValue('expected a list of cards such as ["2D"]')
     try:
         cards = [parse_card(v) for v in value]
     except CardError as error:

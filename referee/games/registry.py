@@ -58,17 +58,22 @@ class GameEntry:
 
 BUILT_IN: tuple[GameEntry, ...] = (
     GameEntry(
-        "hokm", "waraq.referee.games.hokm.engine", "waraq.referee.games.hokm.rules",
+        "hokm",
+        "waraq.referee.games.hokm.engine",
+        "waraq.referee.games.hokm.rules",
         {
             Part.WIRE: "waraq.referee.wire.hokm",
             Part.TEXT: "waraq.referee.replay.render_hokm",
             Part.PLAY: "waraq.referee.cli.play_hokm",
             Part.CONFORMANCE: "waraq.referee.conformance.hokm_stages",
         },
-        deals_by_seat=True, teams_need="4 players",
+        deals_by_seat=True,
+        teams_need="4 players",
     ),
     GameEntry(
-        "hand", "waraq.referee.games.hand.engine", "waraq.referee.games.hand.rules",
+        "hand",
+        "waraq.referee.games.hand.engine",
+        "waraq.referee.games.hand.rules",
         {
             Part.WIRE: "waraq.referee.wire.hand",
             Part.TEXT: "waraq.referee.replay.render_hand",

@@ -502,7 +502,7 @@ def _sandboxed(argv: list[str], cwd: str | None, config: Config, support: Suppor
                 " or give its command {socket} to listen on a Unix socket"
             )
         # nodelay: without it each small gRPC message waits for Nagle's timer, some 40 ms a decision.
-        relay = f"{support.socat} UNIX-LISTEN:{socket},fork TCP:127.0.0.1:{INNER_PORT},nodelay & exec \"$@\""
+        relay = f'{support.socat} UNIX-LISTEN:{socket},fork TCP:127.0.0.1:{INNER_PORT},nodelay & exec "$@"'
         command = ["/bin/sh", "-c", relay, "sh", *command]
     inner = [
         "prlimit",

@@ -366,8 +366,7 @@ def _answer(question: Question, message: pb.BotMessage, unread: set[int]) -> Ans
             unread.add(question.seq)
         raise Fault(
             FaultCode.WRONG_SEQ,
-            f"reply carries seq {reply.seq}, the question was seq {question.seq} "
-            "(a late or extra reply)",
+            f"reply carries seq {reply.seq}, the question was seq {question.seq} (a late or extra reply)",
         )
     if reply.note and len(reply.note.encode()) > wire.NOTE_LIMIT:
         raise Fault(FaultCode.NOTE_TOO_LONG, f"note of {len(reply.note.encode())} bytes (at most {wire.NOTE_LIMIT})")

@@ -64,7 +64,7 @@ def checked_key(text: str, source: str) -> str:
     low, high = KEY_DIGITS
     raise ValueError(
         f"{source} {problem}: a deal key is {low} to {high} hex digits (0-9, a-f), as `waraq match` prints one "
-        f"or `python3 -c \"import secrets; print(secrets.token_hex({KEY_BYTES}))\"` makes one"
+        f'or `python3 -c "import secrets; print(secrets.token_hex({KEY_BYTES}))"` makes one'
     )
 
 

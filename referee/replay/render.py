@@ -47,7 +47,8 @@ class GameText(Protocol):
 def trick_games() -> str:
     """The games played in tricks, as an error message names them (``Hokm``)."""
     games = [
-        game.capitalize() for game, entry in registry.GAMES.items()
+        game.capitalize()
+        for game, entry in registry.GAMES.items()
         if Part.TEXT in entry.parts and registry.part(game, Part.TEXT).TRICKS
     ]
     return " and ".join(games)

@@ -326,8 +326,7 @@ class _HandLines:
         if event.get("void"):
             self.void = True
             yield Text(
-                f"Round {round_} is void: the stock ran out and the pile had no card under its top; "
-                "it is dealt again",
+                f"Round {round_} is void: the stock ran out and the pile had no card under its top; it is dealt again",
                 style="bold",
             )
             return
@@ -481,4 +480,3 @@ def action_text(kind: str, action: Any) -> Text:
 
     spelled = engine.action_to_json(kind, action)
     return Text(spelled if isinstance(spelled, str) else json.dumps(spelled, separators=(",", ":")))
-

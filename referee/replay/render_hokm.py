@@ -141,8 +141,8 @@ def draw_text(draw: DrawStep) -> Text:
     burned card), or ``passed 4D, took 2H``."""
     if draw.choice == PASS:
         assert draw.second is not None  # after a pass the second card joined the hand: the drawer saw it
-        return Text("passed ").append_text(card_text(draw.offered)).append(", took ").append_text(
-            card_text(draw.second)
+        return (
+            Text("passed ").append_text(card_text(draw.offered)).append(", took ").append_text(card_text(draw.second))
         )
     text = Text("kept ").append_text(card_text(draw.offered))
     return text.append(", burned ").append_text(card_text(draw.second)) if draw.second is not None else text
@@ -235,8 +235,11 @@ class _MatchLines:
 
     def jump_hands(self, step: Step) -> Iterator[RenderableType]:
         yield Text("")
-        yield Text(f"=== Round {step.round}, from trick {step.trick}: hakem s{step.before.hakem}, "
-                   f"trump {SUITS[step.before.trump]} ===", style="bold")
+        yield Text(
+            f"=== Round {step.round}, from trick {step.trick}: hakem s{step.before.hakem}, "
+            f"trump {SUITS[step.before.trump]} ===",
+            style="bold",
+        )
         yield Text(f"Hands before trick {step.trick}:")
         yield from hands_block(step.before, self.seats(), self.width)
         yield self.tricks_heading()
@@ -283,8 +286,10 @@ class _MatchLines:
                 yield Text(f"s{step.seat} could ask for a redeal and does not")
             yield from self.notes([step])
         elif kind == BAM:
-            yield Text(f"s{step.seat} " + ("calls bam: its side plays on for all 13 tricks" if step.action
-                                          else "does not call bam"))
+            yield Text(
+                f"s{step.seat} "
+                + ("calls bam: its side plays on for all 13 tricks" if step.action else "does not call bam")
+            )
             yield from self.notes([step])
         elif kind == DISCARD:
             if mine:
@@ -554,8 +559,11 @@ class ReaskRecord:
 
     def table(self) -> Table:
         table = Table(
-            title=f"Where {self.bot} decides differently", title_justify="left", box=box.SIMPLE_HEAD,
-            show_edge=False, pad_edge=False,
+            title=f"Where {self.bot} decides differently",
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+            show_edge=False,
+            pad_edge=False,
         )
         table.add_column("#", justify="right", no_wrap=True)
         table.add_column("where", no_wrap=True)
@@ -620,4 +628,3 @@ def match_text(replay: Replay, seat: int | None, round_: int | None, trick: int 
 
 def step_screen(replay: Replay, step: Step, seat: int | None) -> StepScreen:
     return StepScreen(replay, step, seat)
-

@@ -37,9 +37,7 @@ class Verdict:
 def verify_record(path: str | Path) -> Verdict:
     replay = load(path)
     decisions = sum(1 for step in replay.steps if step.action is not None)
-    return Verdict(
-        replay.path, replay.status, replay.problem, decisions, replay.players, replay.result, replay.rules
-    )
+    return Verdict(replay.path, replay.status, replay.problem, decisions, replay.players, replay.result, replay.rules)
 
 
 def verify(paths: Sequence[str | Path]) -> Iterator[Verdict]:

@@ -144,4 +144,3 @@ def fill_view(m: pb.HandView, view: HandView) -> None:
     m.scores.extend(view.scores)
     m.rules_json = view.rules.canonical_json()
     m.partnership = view.rules.partnership
-

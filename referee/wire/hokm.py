@@ -23,7 +23,12 @@ from waraq.v1 import bot_pb2 as pb
 
 # Which oneof field of Action carries each decision kind.
 ACTION_FIELD: dict[str, str] = {
-    TRUMP: "suit", PLAY: "card", DISCARD: "discard", DRAW: "draw", REDEAL: "answer", BAM: "answer"
+    TRUMP: "suit",
+    PLAY: "card",
+    DISCARD: "discard",
+    DRAW: "draw",
+    REDEAL: "answer",
+    BAM: "answer",
 }
 
 
@@ -157,4 +162,3 @@ def decision_request(
         request.legal.extend([action_to_message(kind, a) for a in view.legal])
     fill_view(request.hokm, view)
     return request
-

@@ -207,4 +207,3 @@ def _hokm_view(view: HokmView) -> bytes:
     rules = view.rules.canonical_json()
     parts.append(_rules_fields.get(rules) or _keep(_rules_fields, rules, _string(19, rules)))
     return b"".join(parts)
-

@@ -45,7 +45,7 @@ from waraq.referee.replay.walk import Replay, Step, load
 
 pytestmark = pytest.mark.system("chromium")  # Debian's Chromium opens the pages
 
-HOSTILE_NOTE = "</script><script>alert(1)</script> <!-- & \"quoted\""
+HOSTILE_NOTE = '</script><script>alert(1)</script> <!-- & "quoted"'
 # What the page shows now, read through its DOM (see the contract above).
 SNAPSHOT = """() => ({
   n: Number(document.getElementById("decision").dataset.n),
@@ -62,12 +62,16 @@ SNAPSHOT = """() => ({
   note: document.getElementById("note") ? document.getElementById("note").textContent : null,
 })"""
 # The same snapshot at every decision from the first, stepping on with the page's own key handler.
-WALK = "(total) => { const snap = (" + SNAPSHOT + """); const out = [snap()];
+WALK = (
+    "(total) => { const snap = ("
+    + SNAPSHOT
+    + """); const out = [snap()];
   for (let i = 1; i < total; i++) {
     document.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowRight", bubbles: true }));
     out.push(snap());
   }
   return out; }"""
+)
 
 
 def js_number(value: float) -> str:
@@ -105,10 +109,30 @@ def pages(tmp_path_factory) -> dict[str, Page]:
     worked = read_events(hand_worked(root / "worked.jsonl"))
     [e for e in worked if e["type"] == "decision"][1]["note"] = HOSTILE_NOTE
     hand = subprocess.run(
-        [sys.executable, "-m", "waraq.referee.cli.main", "match", "--game", "hand", "--rules", "short",
-         "--bots", "heuristic", "random", "--seed", "4", "--deal-key", "b7" * 32, "--sandbox", "off",
-         "--record", str(root / "hand")],
-        capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "waraq.referee.cli.main",
+            "match",
+            "--game",
+            "hand",
+            "--rules",
+            "short",
+            "--bots",
+            "heuristic",
+            "random",
+            "--seed",
+            "4",
+            "--deal-key",
+            "b7" * 32,
+            "--sandbox",
+            "off",
+            "--record",
+            str(root / "hand"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert hand.returncode == 0, hand.stderr
     sources = {
@@ -309,7 +333,8 @@ def test_a_match_aborted_by_the_referee_says_so_plainly(browser, pages, tmp_path
 def test_a_hand_match_shows_hands_melds_by_owner_the_pile_top_and_the_stock(browser, pages):
     page = pages["hand"]
     step = next(
-        s for s in page.steps
+        s
+        for s in page.steps
         if len({m.owner for m in s.before.table}) >= 2 and len(s.before.pile) > 1 and s.kind == "TURN"
     )
     opened = open_page(browser, page, f"d{step.number}")
@@ -317,8 +342,9 @@ def test_a_hand_match_shows_hands_melds_by_owner_the_pile_top_and_the_stock(brow
     for seat in range(page.replay.players):
         assert sorted(shown["hands"][str(seat)]) == sorted(hand_names(step.before.view(seat).hand))
     melds = opened.page.eval_on_selector_all(
-        ".meld", "ms => ms.map((m) => [Number(m.dataset.owner), [...m.querySelectorAll('[data-card]')]"
-        ".map((c) => c.dataset.card)])"
+        ".meld",
+        "ms => ms.map((m) => [Number(m.dataset.owner), [...m.querySelectorAll('[data-card]')]"
+        ".map((c) => c.dataset.card)])",
     )
     view = step.before.view(step.seat)
     assert melds == sorted([[m.owner, hand_names(m.cards)] for m in view.melds], key=lambda m: m[0])

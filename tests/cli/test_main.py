@@ -46,7 +46,7 @@ def test_play_with_tricks_shows_each_trick_with_its_winner():
 
 def test_a_bad_rules_file_is_one_clear_line_and_exit_status_2(tmp_path):
     bad = tmp_path / "house.toml"
-    bad.write_text('players = 3\nbam = true\n')
+    bad.write_text("players = 3\nbam = true\n")
     run = waraq("play", "--rules", str(bad))
     assert run.returncode == 2
     assert "bam" in run.stderr and "3 players" in run.stderr and not run.stdout
@@ -64,9 +64,24 @@ def test_rules_prints_every_key_and_the_hash():
 @pytest.mark.slow
 def test_match_plays_over_grpc_and_says_where_the_records_are(tmp_path):
     run = subprocess.run(
-        [str(Path(sys.executable).with_name("waraq")), "match", "--bots", "random", "--rules", "short",
-         "--games", "3", "--concurrency", "2", "--record", str(tmp_path)],
-        capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "100"},
+        [
+            str(Path(sys.executable).with_name("waraq")),
+            "match",
+            "--bots",
+            "random",
+            "--rules",
+            "short",
+            "--games",
+            "3",
+            "--concurrency",
+            "2",
+            "--record",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "100"},
     )
     assert run.returncode == 0, run.stderr
     assert "3 match(es): 3 by score" in run.stdout
@@ -76,9 +91,25 @@ def test_match_plays_over_grpc_and_says_where_the_records_are(tmp_path):
 
 def test_match_with_a_bot_that_cannot_start_forfeits_says_which_bot_and_why_and_fails(tmp_path):
     run = subprocess.run(
-        [str(Path(sys.executable).with_name("waraq")), "match", "--bots", "false {port}", "random",
-         "--rules", "short", "--games", "2", "--record", str(tmp_path), "--startup-ms", "5000"],
-        capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "200"},
+        [
+            str(Path(sys.executable).with_name("waraq")),
+            "match",
+            "--bots",
+            "false {port}",
+            "random",
+            "--rules",
+            "short",
+            "--games",
+            "2",
+            "--record",
+            str(tmp_path),
+            "--startup-ms",
+            "5000",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "200"},
     )
     assert run.returncode == 1, run.stderr  # it used to be 0: a run whose bot never played is no success
     assert "error: bot false {port} failed to start: " in run.stderr and "exited with status 1" in run.stderr

@@ -97,53 +97,123 @@ IN_LADDER = "refusing to write there (choose a path outside it)"
 DATABASE = f"is the ladder's database: {OVER}"
 RECORD_READ = f"is the record read: {OVER}"
 CASES = [
-    Refusal("report-over-the-database", ("ladder", "report", "--html", "L/ladder.sqlite", "-C", "L"),
-            f"--html L/ladder.sqlite {DATABASE}"),
-    Refusal("report-over-the-key", ("ladder", "report", "--html", "L/ladder.key", "-C", "L"),
-            f"--html L/ladder.key is the ladder's deal key: {OVER}"),
-    Refusal("report-over-the-config", ("ladder", "report", "--html", "L/ladder.toml", "-C", "L"),
-            f"--html L/ladder.toml is the ladder's ladder.toml: {OVER}"),
-    Refusal("report-onto-the-records", ("ladder", "report", "--html", "L/records", "-C", "L"),
-            f"--html L/records is the ladder's records folder: {OVER}"),
-    Refusal("report-over-a-record", ("ladder", "report", "--html", f"L/records/{RECORD}", "-C", "L"),
-            f"--html L/records/{RECORD} is in the ladder folder L: {IN_LADDER}"),
-    Refusal("report-in-the-ladder-folder", ("ladder", "report", "--html", "L/report.html", "-C", "L"),
-            f"--html L/report.html is in the ladder folder L: {IN_LADDER}"),
-    Refusal("report-from-inside-the-ladder", ("ladder", "report", "--html", "report.html"),
-            f"--html report.html is in the ladder folder .: {IN_LADDER}", cwd="L"),
-    Refusal("report-through-dot-dot", ("ladder", "report", "--html", "R/../L/ladder.sqlite", "-C", "L"),
-            f"--html R/../L/ladder.sqlite {DATABASE}"),
-    Refusal("report-through-a-symlink", ("ladder", "report", "--html", "report.html", "-C", "L"),
-            f"--html report.html {DATABASE}", link("report.html", "L/ladder.sqlite")),
-    Refusal("report-over-a-hard-link", ("ladder", "report", "--html", "backup.sqlite", "-C", "L"),
-            f"--html backup.sqlite {DATABASE}", hard_link("backup.sqlite", "L/ladder.sqlite")),
-    Refusal("report-replay-pages-hold-the-ladder", ("ladder", "report", "--html", "out.html", "-C", "out-replays/L"),
-            f"--html out.html: its replay pages' folder out-replays holds the ladder's database "
-            f"(out-replays/L/ladder.sqlite): {OVER}", ladder_at("out-replays/L")),
-    Refusal("export-over-the-key", ("ladder", "export", "--json", "-o", "L/ladder.key", "-C", "L"),
-            f"-o L/ladder.key is the ladder's deal key: {OVER}"),
-    Refusal("export-over-the-database", ("ladder", "export", "--csv", "-o", "L/ladder.sqlite", "-C", "L"),
-            f"-o L/ladder.sqlite {DATABASE}"),
-    Refusal("export-onto-the-ladder-folder", ("ladder", "export", "--json", "-o", "L", "-C", "L"),
-            f"-o L is the ladder folder: {IN_LADDER}"),
-    Refusal("export-through-a-folder-symlink", ("ladder", "export", "--csv", "-o", "M/ladder.toml", "-C", "L"),
-            f"-o M/ladder.toml is the ladder's ladder.toml: {OVER}", link("M", "L")),
-    Refusal("replay-over-its-record", ("replay", f"R/{RECORD}", "--html", f"R/{RECORD}"),
-            f"--html R/{RECORD} {RECORD_READ}"),
-    Refusal("replay-over-a-hard-link-of-its-record", ("replay", f"R/{RECORD}", "--html", "page.html"),
-            f"--html page.html {RECORD_READ}", hard_link("page.html", f"R/{RECORD}")),
-    Refusal("replay-over-a-ladder-record", ("replay", f"L/records/{RECORD}", "--html", f"L/records/{RECORD}"),
-            f"--html L/records/{RECORD} {RECORD_READ}"),
-    Refusal("replay-over-one-of-several", ("replay", f"R/{RECORD}", f"R/{OTHER}", "--html", f"R/{OTHER}"),
-            f"--html R/{OTHER} is a record read: {OVER}"),
-    Refusal("replay-folder-onto-itself", ("replay", "R", "--html", "R"),
-            f"--html R is a records folder read: {OVER}"),
-    Refusal("replay-folder-through-a-symlink", ("replay", "R", "--html", "S"),
-            f"--html S is a records folder read: {OVER}", link("S", "R")),
-    Refusal("replay-pages-folder-holds-the-records", ("replay", "R", "--html", "."),
-            f"--html . holds a records folder read (R): {OVER}"),
-    Refusal("replay-pages-folder-holds-a-record", ("replay", f"R/{RECORD}", f"L/records/{OTHER}", "--html", "R"),
-            f"--html R holds a record read (R/{RECORD}): {OVER}"),
+    Refusal(
+        "report-over-the-database",
+        ("ladder", "report", "--html", "L/ladder.sqlite", "-C", "L"),
+        f"--html L/ladder.sqlite {DATABASE}",
+    ),
+    Refusal(
+        "report-over-the-key",
+        ("ladder", "report", "--html", "L/ladder.key", "-C", "L"),
+        f"--html L/ladder.key is the ladder's deal key: {OVER}",
+    ),
+    Refusal(
+        "report-over-the-config",
+        ("ladder", "report", "--html", "L/ladder.toml", "-C", "L"),
+        f"--html L/ladder.toml is the ladder's ladder.toml: {OVER}",
+    ),
+    Refusal(
+        "report-onto-the-records",
+        ("ladder", "report", "--html", "L/records", "-C", "L"),
+        f"--html L/records is the ladder's records folder: {OVER}",
+    ),
+    Refusal(
+        "report-over-a-record",
+        ("ladder", "report", "--html", f"L/records/{RECORD}", "-C", "L"),
+        f"--html L/records/{RECORD} is in the ladder folder L: {IN_LADDER}",
+    ),
+    Refusal(
+        "report-in-the-ladder-folder",
+        ("ladder", "report", "--html", "L/report.html", "-C", "L"),
+        f"--html L/report.html is in the ladder folder L: {IN_LADDER}",
+    ),
+    Refusal(
+        "report-from-inside-the-ladder",
+        ("ladder", "report", "--html", "report.html"),
+        f"--html report.html is in the ladder folder .: {IN_LADDER}",
+        cwd="L",
+    ),
+    Refusal(
+        "report-through-dot-dot",
+        ("ladder", "report", "--html", "R/../L/ladder.sqlite", "-C", "L"),
+        f"--html R/../L/ladder.sqlite {DATABASE}",
+    ),
+    Refusal(
+        "report-through-a-symlink",
+        ("ladder", "report", "--html", "report.html", "-C", "L"),
+        f"--html report.html {DATABASE}",
+        link("report.html", "L/ladder.sqlite"),
+    ),
+    Refusal(
+        "report-over-a-hard-link",
+        ("ladder", "report", "--html", "backup.sqlite", "-C", "L"),
+        f"--html backup.sqlite {DATABASE}",
+        hard_link("backup.sqlite", "L/ladder.sqlite"),
+    ),
+    Refusal(
+        "report-replay-pages-hold-the-ladder",
+        ("ladder", "report", "--html", "out.html", "-C", "out-replays/L"),
+        f"--html out.html: its replay pages' folder out-replays holds the ladder's database "
+        f"(out-replays/L/ladder.sqlite): {OVER}",
+        ladder_at("out-replays/L"),
+    ),
+    Refusal(
+        "export-over-the-key",
+        ("ladder", "export", "--json", "-o", "L/ladder.key", "-C", "L"),
+        f"-o L/ladder.key is the ladder's deal key: {OVER}",
+    ),
+    Refusal(
+        "export-over-the-database",
+        ("ladder", "export", "--csv", "-o", "L/ladder.sqlite", "-C", "L"),
+        f"-o L/ladder.sqlite {DATABASE}",
+    ),
+    Refusal(
+        "export-onto-the-ladder-folder",
+        ("ladder", "export", "--json", "-o", "L", "-C", "L"),
+        f"-o L is the ladder folder: {IN_LADDER}",
+    ),
+    Refusal(
+        "export-through-a-folder-symlink",
+        ("ladder", "export", "--csv", "-o", "M/ladder.toml", "-C", "L"),
+        f"-o M/ladder.toml is the ladder's ladder.toml: {OVER}",
+        link("M", "L"),
+    ),
+    Refusal(
+        "replay-over-its-record", ("replay", f"R/{RECORD}", "--html", f"R/{RECORD}"), f"--html R/{RECORD} {RECORD_READ}"
+    ),
+    Refusal(
+        "replay-over-a-hard-link-of-its-record",
+        ("replay", f"R/{RECORD}", "--html", "page.html"),
+        f"--html page.html {RECORD_READ}",
+        hard_link("page.html", f"R/{RECORD}"),
+    ),
+    Refusal(
+        "replay-over-a-ladder-record",
+        ("replay", f"L/records/{RECORD}", "--html", f"L/records/{RECORD}"),
+        f"--html L/records/{RECORD} {RECORD_READ}",
+    ),
+    Refusal(
+        "replay-over-one-of-several",
+        ("replay", f"R/{RECORD}", f"R/{OTHER}", "--html", f"R/{OTHER}"),
+        f"--html R/{OTHER} is a record read: {OVER}",
+    ),
+    Refusal("replay-folder-onto-itself", ("replay", "R", "--html", "R"), f"--html R is a records folder read: {OVER}"),
+    Refusal(
+        "replay-folder-through-a-symlink",
+        ("replay", "R", "--html", "S"),
+        f"--html S is a records folder read: {OVER}",
+        link("S", "R"),
+    ),
+    Refusal(
+        "replay-pages-folder-holds-the-records",
+        ("replay", "R", "--html", "."),
+        f"--html . holds a records folder read (R): {OVER}",
+    ),
+    Refusal(
+        "replay-pages-folder-holds-a-record",
+        ("replay", f"R/{RECORD}", f"L/records/{OTHER}", "--html", "R"),
+        f"--html R holds a record read (R/{RECORD}): {OVER}",
+    ),
 ]
 
 
@@ -169,10 +239,14 @@ def test_an_output_onto_an_input_is_one_line_exit_2_and_nothing_is_written(case,
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (("ladder", "export", "--csv", "-o", "B/ladder.key", "-C", "L"),
-         f"-o B/ladder.key is the ladder's deal key: {OVER}"),
-        (("ladder", "report", "--html", "B/new.html", "-C", "L"),
-         f"--html B/new.html is in the ladder folder L: {IN_LADDER}"),
+        (
+            ("ladder", "export", "--csv", "-o", "B/ladder.key", "-C", "L"),
+            f"-o B/ladder.key is the ladder's deal key: {OVER}",
+        ),
+        (
+            ("ladder", "report", "--html", "B/new.html", "-C", "L"),
+            f"--html B/new.html is in the ladder folder L: {IN_LADDER}",
+        ),
     ],
     ids=["export-over-the-key", "report-into-the-folder"],
 )
@@ -197,7 +271,8 @@ def test_a_report_beside_the_ladder_is_written_with_its_replay_pages(here, capsy
     assert main(["ladder", "report", "--html", "site/report.html", "-C", "L"]) == 0, capsys.readouterr().err
     assert "<title>Ladder L</title>" in (here / "site" / "report.html").read_text(encoding="utf-8")
     assert sorted(p.name for p in (here / "site" / "report-replays").iterdir()) == [
-        "ladder-000001.html", "ladder-000002.html"
+        "ladder-000001.html",
+        "ladder-000002.html",
     ]
     assert (here / "L" / "ladder.sqlite").read_bytes() == database
 

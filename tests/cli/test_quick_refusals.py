@@ -48,8 +48,19 @@ def test_several_unknown_cases_are_named_together(capsys):
 
 def test_the_known_cases_are_every_game_count_and_kind_and_a_beginning_of_one_is_known():
     known = case_ids()
-    assert {"startup.ready", "hello.games", "end.sigterm", "notes.size", "timing.deadline", "compat.unknown-fields",
-            "hokm-4.bam", "hokm-2.draw-visible", "hokm-3.redeal", "hand-2.turn-swap", "hand-4.take"} <= set(known)
+    assert {
+        "startup.ready",
+        "hello.games",
+        "end.sigterm",
+        "notes.size",
+        "timing.deadline",
+        "compat.unknown-fields",
+        "hokm-4.bam",
+        "hokm-2.draw-visible",
+        "hokm-3.redeal",
+        "hand-2.turn-swap",
+        "hand-4.take",
+    } <= set(known)
     assert not any(case.startswith(("hokm-4.discard", "hand-4.trump", "hokm-3.bam")) for case in known)
     assert unknown_cases(["timing.", "hokm-4.", "hand-", "hokm-4.bam", "end.sigterm", ""]) == []
     assert unknown_cases(["hokm-4.bamm", "timing", "hokm-1."]) == ["hokm-4.bamm", "hokm-1."]

@@ -27,8 +27,17 @@ MISBEHAVING = f"{shlex.quote(sys.executable)} {TEST_BOTS / 'misbehaving.py'}"
 HOKM_SITUATIONS = {
     4: ["trump", "play-lead", "play-follow", "play-void", "play-must-trump", "redeal", "bam"],
     3: ["trump", "play-lead", "play-follow", "play-void", "play-must-trump", "redeal"],
-    2: ["trump", "play-lead", "play-follow", "play-void", "play-must-trump", "discard", "draw-unseen",
-        "draw-visible", "redeal"],
+    2: [
+        "trump",
+        "play-lead",
+        "play-follow",
+        "play-void",
+        "play-must-trump",
+        "discard",
+        "draw-unseen",
+        "draw-visible",
+        "redeal",
+    ],
 }
 ALWAYS = ["startup.ready", "hello.name", "hello.protocol", "hello.games"]
 COMMON = ["streams.concurrent", "end.close", "timing.deadline", "timing.bank", "compat.unknown-fields", "notes.size"]
@@ -101,7 +110,9 @@ BROKEN = {
     "keeps-streams-open": (["linger"], HOKM_4, {"end.close"}),
     # Each stage's process takes the whole grace to stop: a few stages only, the probe's SIGTERM among them.
     "ignores-sigterm": (
-        ["honest", "--ignore-term"], [*HOKM_4, "--only", "end.", "--only", "hokm-4.bam"], {"end.sigterm"}
+        ["honest", "--ignore-term"],
+        [*HOKM_4, "--only", "end.", "--only", "hokm-4.bam"],
+        {"end.sigterm"},
     ),
     "nameless": (["nameless"], HOKM_4, {"hello.name"}),
     "wrong-protocol": (["wrong_protocol"], [], {"hello.protocol"}),
@@ -109,7 +120,9 @@ BROKEN = {
     "never-healthy": (["never_healthy"], ["--startup-ms", "3000"], {"startup.ready"}),
     # A slow thinker is slow at every question: the timing cases and one short stage beside them.
     "thinks-400-ms": (
-        ["honest", "--think-ms", "400"], [*HOKM_4, "--only", "timing.", "--only", "hokm-4.bam"], {"timing.deadline"}
+        ["honest", "--think-ms", "400"],
+        [*HOKM_4, "--only", "timing.", "--only", "hokm-4.bam"],
+        {"timing.deadline"},
     ),
     "counts-on-its-bank": (["honest", "--bank-greedy"], HOKM_4, {"timing.bank"}),
 }

@@ -81,8 +81,11 @@ def test_every_citation_of_a_specification_names_a_document_in_the_repository():
         for number, line in enumerate(path.read_text().splitlines(), 1)
         if cited.search(line)
     ]
-    found += [f"README.md:{n}" for n, line in enumerate((ROOT / "README.md").read_text().splitlines(), 1)
-              if cited.search(line)]
+    found += [
+        f"README.md:{n}"
+        for n, line in enumerate((ROOT / "README.md").read_text().splitlines(), 1)
+        if cited.search(line)
+    ]
     assert found == [], "these cite a document outside the repository; cite docs/ instead:\n" + "\n".join(found)
 
 

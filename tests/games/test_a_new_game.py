@@ -84,8 +84,13 @@ def test_a_seat_is_told_its_own_hand_and_the_cards_shown_and_nothing_else(site: 
         assert not unseen & set(json.dumps(view).replace('"', " ").split()), "a card of the other hand leaked"
         assert set(view["hand"]) <= hands[seat] and [card for _, card in view["shown"]] == shown
         assert sorted(json.loads(a["json"]) for a in request["legal"]) == sorted(view["hand"])
-        shown.append(next(e["action"] for e in events if e["type"] == "decision" and e["seat"] == seat
-                          and e["action"] not in shown))
+        shown.append(
+            next(
+                e["action"]
+                for e in events
+                if e["type"] == "decision" and e["seat"] == seat and e["action"] not in shown
+            )
+        )
 
 
 def test_every_record_verifies_and_replays_in_text(site: Path, played: Path):

@@ -234,7 +234,7 @@ def render() -> str:
         "and compares it with this file. Do not edit by hand. "
         f"Deals come from new_match(rules, seed={SEED}), {WHY} (found with "
         "`hand_playthrough.py --search`). Seat s plays "
-        f"state.random_action(random.Random(\"golden/{SEED}/s\")). Hands are by suit S H D C, "
+        f'state.random_action(random.Random("golden/{SEED}/s")). Hands are by suit S H D C, '
         "ranks high to low (a rank twice: both copies); '*' marks the round's first player. "
         "Cards in turns are named with their copy (7H#1). Melds are numbered in the order laid."
     )

@@ -148,9 +148,7 @@ class Writer:
         if kind == "REDEAL":
             if action:
                 shown = views[seat].redeals[-1][1]
-                self.say(
-                    f"Seat {seat} holds no A, K, Q or J and asks for a redeal, showing {cards_text(shown)}"
-                )
+                self.say(f"Seat {seat} holds no A, K, Q or J and asks for a redeal, showing {cards_text(shown)}")
             else:
                 self.say(f"Seat {seat} could ask for a redeal and does not")
         elif kind == "TRUMP":
@@ -159,8 +157,7 @@ class Writer:
                 packets = " + ".join(["5"] + ["4"] * ((self.rules.hand_size - 5) // 4))
                 self.full_hands(
                     views,
-                    f"Rest of the deal: packets of four from the hakem, {packets} = "
-                    f"{self.rules.hand_size} cards each:",
+                    f"Rest of the deal: packets of four from the hakem, {packets} = {self.rules.hand_size} cards each:",
                 )
         elif kind == "DISCARD":
             self.say(f"Seat {seat} discards {' '.join(action)}, keeps:")
@@ -233,18 +230,14 @@ class Writer:
         played = sum(tricks)
         winners = event["winners"]
         self.say(f"Round {event['round']} ends after {played} tricks: {self.why(event)}")
-        gained = ", ".join(
-            f"{self.side_label(side)} +{p}" for side, p in enumerate(event["points"]) if p
-        )
+        gained = ", ".join(f"{self.side_label(side)} +{p}" for side, p in enumerate(event["points"]) if p)
         kot = {None: "not a kot", "kot": "kot", "hakem_kot": "hakem-kot"}[event["kot"]]
         score = ", ".join(f"{self.side_label(side)} {p}" for side, p in enumerate(event["score"]))
         self.say(f"Points: {gained} ({kot}). Score: {score}")
         deals = [e for e in later if e["type"] == "deal"]
         side = "won" if event["hakem"] in winners else "lost"
         if deals:
-            self.say(
-                f"Hakem seat {event['hakem']}'s side {side}: the next hakem is seat {deals[0]['hakem']}"
-            )
+            self.say(f"Hakem seat {event['hakem']}'s side {side}: the next hakem is seat {deals[0]['hakem']}")
 
     def side_label(self, side: int) -> str:
         return f"team {side}" if self.n == 4 else f"seat {side}"
@@ -324,7 +317,7 @@ def render(players: int) -> str:
         f"Deals come from new_match(rules, seed={match['seed']}), {match['why']} "
         "(found with `regenerate.py --search`). Seat s is played by "
         # The player's name as it was when the files were pinned (now waraq.bots.hokm_random.RandomPlayer).
-        f"sample_bots.random_player.RandomPlayer(\"golden/{match['seed']}/s\"). "
+        f'sample_bots.random_player.RandomPlayer("golden/{match["seed"]}/s"). '
         "Seats are numbered in play order; cards are rank then suit (10H); hands are sorted "
         "by suit S H D C, ranks high to low; 'h' after a seat marks the hakem."
     )

@@ -99,7 +99,10 @@ def test_a_log_the_bot_writes_is_no_new_version_but_a_changed_script_is(tmp_path
     def add() -> str:
         done = subprocess.run(
             [str(Path(PYTHON).with_name("waraq")), "ladder", "add", "mine", command, "-C", str(ladder)],
-            capture_output=True, text=True, timeout=120, cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=tmp_path,
         )
         assert done.returncode == 0, done.stderr
         return done.stdout

@@ -48,7 +48,7 @@ def test_init_refuses_a_folder_that_holds_a_ladder(tmp_path):
         (base("[matchmaking]\nbatchh = 4\n"), "unknown key 'batchh' (did you mean 'batch'?)"),
         (base("[run]\nconfidence = 1.5\n"), "[run] confidence = 1.5: expected a number in [0.5, 1)"),
         (
-            base("[faults]\npolicy = \"lenient\"\n"),
+            base('[faults]\npolicy = "lenient"\n'),
             '[faults] policy = "lenient": expected one of "forfeit", "substitute"',
         ),
         (base("[time_control]\ndecision_ms = -1\n"), "[time_control] decision_ms = -1: expected a number > 0"),

@@ -55,8 +55,12 @@ SAYS = {
 @pytest.fixture(scope="module")
 def played(tmp_path_factory) -> Path:
     path = make(tmp_path_factory.mktemp("damaged") / "ladder", THREE_RANDOM)
-    run = subprocess.run([WARAQ, "ladder", "run", "--matches", "8", "--quiet", "-C", str(path)], capture_output=True,
-                         text=True, timeout=300)
+    run = subprocess.run(
+        [WARAQ, "ladder", "run", "--matches", "8", "--quiet", "-C", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr
     with sqlite3.connect(path / "ladder.sqlite") as db:  # everything into the one file, as a copy would be
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -102,8 +106,14 @@ def test_show_and_run_say_the_database_is_damaged_in_one_line_and_show_writes_no
 
 @pytest.mark.parametrize(
     "command",
-    [("export", "--json"), ("export", "--csv"), ("add", "d", "random", "--no-check"), ("remove", "a"),
-     ("reinstate", "a"), ("rerate",)],
+    [
+        ("export", "--json"),
+        ("export", "--csv"),
+        ("add", "d", "random", "--no-check"),
+        ("remove", "a"),
+        ("reinstate", "a"),
+        ("rerate",),
+    ],
 )
 def test_every_other_ladder_command_says_so_too(damaged, command, capsys):
     path, says = damaged

@@ -249,9 +249,7 @@ def rows(path: Path, query: str, *args: object) -> list[tuple]:
 
 def seating(path: Path, record: str) -> list[int]:
     """The ladder entries in the seats of the match whose record this is."""
-    found = rows(
-        path, "SELECT bot_id FROM seats JOIN matches ON id = match_id WHERE record = ? ORDER BY seat", record
-    )
+    found = rows(path, "SELECT bot_id FROM seats JOIN matches ON id = match_id WHERE record = ? ORDER BY seat", record)
     return [bot for (bot,) in found]
 
 

@@ -148,9 +148,7 @@ def test_a_result_that_arrives_early_waits_for_the_earlier_matches(tmp_path):
     ledger.record(store, config, env, fake_outcome(first), first.seats)
     assert store.status_of(first.id) == store.status_of(second.id) == RATED
     # Rated as one board: the team that won both rooms ranks first, a split is a tie.
-    team_won = [
-        {m.seats[w] for w in fake_outcome(m).winners} for m in (first, second)
-    ]
+    team_won = [{m.seats[w] for w in fake_outcome(m).winners} for m in (first, second)]
     team = sorted(team_won[0])
     others = sorted(set(first.seats) - team_won[0])
     ranks = [0, 1] if team_won[0] == team_won[1] else [0, 0]
@@ -326,8 +324,6 @@ def test_the_database_holds_to_its_invariants_after_a_run(tmp_path):
     ladder = make_ladder(tmp_path, bots=5)
     simulate(ladder, ledger.Target(30), 4, random.Random(2), kill_at=11)
     check_invariants(ladder.store.path)
-
-
 
 
 def test_rho_and_the_effective_matches_of_a_board_measure_the_card_luck(tmp_path):

@@ -109,8 +109,16 @@ def test_the_pairs_whose_order_is_least_certain_are_seated_against_each_other():
         assert {seating[0], seating[2]} != {2, 3} and {seating[1], seating[3]} != {2, 3}
     # With the order term off, partnering 2 with 3 is as good as any seating: some plan does it.
     off = [
-        plan([1, 2, 3, 4], ratings=ratings, seed=seed, matches=8, balance_weight=0, quality_weight=0,
-             uncertainty_weight=0, order_weight=0)
+        plan(
+            [1, 2, 3, 4],
+            ratings=ratings,
+            seed=seed,
+            matches=8,
+            balance_weight=0,
+            quality_weight=0,
+            uncertainty_weight=0,
+            order_weight=0,
+        )
         for seed in range(6)
     ]
     assert any({s[0], s[2]} == {2, 3} or {s[1], s[3]} == {2, 3} for deals in off for s in seatings(deals))

@@ -117,7 +117,7 @@ def assert_same_ladder(path: Path, reference: Path) -> None:
     )
     assert matches == rows(reference, MATCH_ROWS)
     assert rows(path, RATING_ROWS) == rows(reference, RATING_ROWS)
-    for record, in rows(reference, "SELECT record FROM matches"):
+    for (record,) in rows(reference, "SELECT record FROM matches"):
         assert events(path / record) == events(reference / record)
     assert not list((path / "records").glob("*.part"))  # a record is written whole or not at all
 
@@ -287,8 +287,8 @@ def test_versus_on_the_cluster_plays_the_boards_of_the_same_command_run_here(clu
     assert main(["versus", *options, "--ray", cluster, "--dir", str(tmp_path / "ray")]) == 2
     summaries = capsys.readouterr().out.split("versus ")[1:]
     assert len(summaries) == 2 and summaries[0].replace("here", "ray") == summaries[1]
-    assert rows(tmp_path / "ray", MATCH_ROWS[:MATCH_ROWS.index(", record")] + " FROM matches") == rows(
-        tmp_path / "here", MATCH_ROWS[:MATCH_ROWS.index(", record")] + " FROM matches"
+    assert rows(tmp_path / "ray", MATCH_ROWS[: MATCH_ROWS.index(", record")] + " FROM matches") == rows(
+        tmp_path / "here", MATCH_ROWS[: MATCH_ROWS.index(", record")] + " FROM matches"
     )
 
 

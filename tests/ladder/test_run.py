@@ -173,7 +173,7 @@ def wait_for(runner: subprocess.Popen, path: Path, rated: int, in_flight: bool =
         if (path / "ladder.sqlite").exists():
             done = db_rows(path, "SELECT COUNT(*) FROM matches WHERE status = 'rated'")[0][0]
             playing = db_rows(path, "SELECT record FROM matches WHERE status = 'planned'")
-            if done >= rated and (not in_flight or any((path / r).exists() for r, in playing)):
+            if done >= rated and (not in_flight or any((path / r).exists() for (r,) in playing)):
                 return
         time.sleep(0.01)
     raise AssertionError(f"the run did not reach {rated} rated matches in 60 s")
@@ -194,7 +194,10 @@ def test_a_run_killed_with_sigkill_and_run_again_ends_as_an_uninterrupted_run(re
         # `show` from another process while the run writes; the kill comes in the middle of a match.
         show = subprocess.Popen(
             [PYTHON, "-m", "waraq.referee.cli.main", "ladder", "show", "-C", str(path)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=_env(),
         )
         wait_for(runner, path, rated=8, in_flight=True)
         runner.send_signal(signal.SIGKILL)
@@ -209,9 +212,9 @@ def test_a_run_killed_with_sigkill_and_run_again_ends_as_an_uninterrupted_run(re
         raise
     assert show.returncode == 0 and "heuristic" in shown, show_errors
     in_flight = db_rows(path, "SELECT record FROM matches WHERE status = 'planned'")
-    assert any((path / r).exists() for r, in in_flight), "no match was in flight at the kill"
+    assert any((path / r).exists() for (r,) in in_flight), "no match was in flight at the kill"
     check_invariants(path / "ladder.sqlite")
-    orphans = [pid for pid, in db_rows(path, "SELECT pid FROM processes")]
+    orphans = [pid for (pid,) in db_rows(path, "SELECT pid FROM processes")]
     assert len(orphans) >= 4  # a process for each bot, and more for the seats and seatings it holds
     # Sandboxed bots die with the run that launched them, killed as it was.
     deadline = time.monotonic() + 30
@@ -318,7 +321,7 @@ def test_three_players_rotate_every_seat_on_one_deal_and_rate_a_free_for_all(tmp
         first_decks = {json.dumps(next(e["deck"] for e in m if e["type"] == "deal")) for m in matches}
         assert len(first_decks) == 1
     # Free-for-all, rated once a board: three rating rows under each board's last match, none elsewhere.
-    for (match_id, position) in db_rows(path, "SELECT id, position FROM matches"):
+    for match_id, position in db_rows(path, "SELECT id, position FROM matches"):
         rows = 3 if position == 2 else 0
         assert db_rows(path, f"SELECT COUNT(*) FROM ratings WHERE match_id = {match_id}") == [(rows,)]
 

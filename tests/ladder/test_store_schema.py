@@ -110,4 +110,4 @@ def test_a_database_from_before_the_identity_index_gains_it_when_opened_to_write
 def _indexes(path: Path) -> set[str]:
     with sqlite3.connect(path) as db:
         rows = db.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE '%identity%'")
-        return {name for name, in rows}
+        return {name for (name,) in rows}

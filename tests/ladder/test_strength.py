@@ -93,7 +93,7 @@ def test_a_team_is_the_sum_of_its_entries_so_two_copies_are_twice_the_bot():
     for bot, elo in truth.items():
         assert fit.elo[bot] == pytest.approx(elo, abs=1e-3)
     # (1, 1) against (2, 3): 2·100 − (0 − 100) = 300 Elo: a 85.0 % score.
-    assert st.win_probability(2 * fit.elo[1] - fit.elo[2] - fit.elo[3]) == pytest.approx(1 / (1 + 10 ** -0.75))
+    assert st.win_probability(2 * fit.elo[1] - fit.elo[2] - fit.elo[3]) == pytest.approx(1 / (1 + 10**-0.75))
 
 
 def test_expected_score_is_the_mean_win_probability_against_every_other_bot():

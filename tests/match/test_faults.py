@@ -172,7 +172,11 @@ def assert_forfeited(outcome, record: Record, kind: str, code: str) -> dict[str,
     assert [(f.seat, f.kind, f.code) for f in outcome.faults] == [(BAD, kind, code)]
     assert record.complete
     assert record.events[-1] == {
-        "type": "result", "score": [0, 0], "winners": list(OTHER_SIDE), "reason": "forfeit", "faulty": [BAD]
+        "type": "result",
+        "score": [0, 0],
+        "winners": list(OTHER_SIDE),
+        "reason": "forfeit",
+        "faulty": [BAD],
     }
     (fault,) = faults_in(record)
     assert (fault["seat"], fault["kind"], fault["code"], fault["round"]) == (BAD, kind, code, 1)

@@ -424,8 +424,20 @@ def test_rules_and_play_take_the_games_presets_and_refuse_others():
 @pytest.mark.slow
 def test_match_between_bot_processes_records_hand_matches_that_verify_replay_and_reask(tmp_path):
     run_ = waraq(
-        "match", "--game", "hand", "--bots", "random", "heuristic", "--rules", "short",
-        "--games", "2", "--concurrency", "2", "--record", str(tmp_path),
+        "match",
+        "--game",
+        "hand",
+        "--bots",
+        "random",
+        "heuristic",
+        "--rules",
+        "short",
+        "--games",
+        "2",
+        "--concurrency",
+        "2",
+        "--record",
+        str(tmp_path),
     )
     assert run_.returncode == 0, run_.stderr
     assert "Hand, 4 players (short), 2 match(es) from seed 1" in run_.stdout

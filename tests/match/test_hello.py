@@ -255,7 +255,10 @@ def test_a_ladder_charges_a_bot_that_declares_another_game_and_suspends_it_while
             folder.add(ladder, name, spec, check=False)
     result = subprocess.run(
         [sys.executable, "-m", "waraq.referee.cli.main", "ladder", "run", "--matches", "8", "-C", str(path)],
-        capture_output=True, text=True, timeout=180, env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1"},
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1"},
     )
     assert result.returncode == 0, result.stdout + result.stderr
     with sqlite3.connect(path / "ladder.sqlite") as db:

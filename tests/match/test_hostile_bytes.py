@@ -92,7 +92,14 @@ SCENARIOS = {
     "close_window": Expected("TIMEOUT", "no_reply", r"no reply within 600 ms"),
 }
 BOT_MODES = {
-    "oversize", "over_limit", "not_a_reply", "think_nan", "think_negative", "hang_up", "abort", "resource_exhausted"
+    "oversize",
+    "over_limit",
+    "not_a_reply",
+    "think_nan",
+    "think_negative",
+    "hang_up",
+    "abort",
+    "resource_exhausted",
 }
 assert set(SCENARIOS) == BOT_MODES | set(CORRUPTIONS)
 TIMEOUTS = {"longer_prefix", "close_window"}

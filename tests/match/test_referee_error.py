@@ -102,8 +102,11 @@ def test_waraq_ladder_run_aborts_the_match_and_writes_the_same_abort(tmp_path, c
             scheduler.endpoints[key] = Handing(Buggy())  # type: ignore[assignment]
         outcome = asyncio.run(scheduler.play(planned))
     assert (outcome.reason, outcome.winners, outcome.score, outcome.faults, outcome.decisions) == (
-        "aborted", (), (), (), 0
+        "aborted",
+        (),
+        (),
+        (),
+        0,
     )
     assert last_line(path / planned.record) == ABORT
     assert "RuntimeError: a bug in the referee" in capsys.readouterr().err
-

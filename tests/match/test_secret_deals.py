@@ -57,8 +57,22 @@ def runs(tmp_path_factory) -> dict[str, tuple[Path, str]]:
     def play(name: str, *extra: str, env: dict[str, str] | None = None) -> tuple[Path, str]:
         out = work / name
         result = waraq(
-            "match", "--bots", "random", snoop, "--rules", str(rules), "--games", "4", "--seed", "3",
-            "--concurrency", "2", "--record", str(out), *extra, env=env,
+            "match",
+            "--bots",
+            "random",
+            snoop,
+            "--rules",
+            str(rules),
+            "--games",
+            "4",
+            "--seed",
+            "3",
+            "--concurrency",
+            "2",
+            "--record",
+            str(out),
+            *extra,
+            env=env,
         )
         assert result.returncode == 0, result.stdout + result.stderr
         return out, result.stdout

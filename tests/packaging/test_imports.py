@@ -28,18 +28,36 @@ PACKAGE_DIRS = PYPROJECT["tool"]["setuptools"]["package-dir"]  # package -> its 
 
 # Modules that reach files, clocks, processes or the network.
 IO = (
-    "time", "datetime", "asyncio", "os", "io", "shutil", "tempfile", "socket", "subprocess", "signal",
-    "sqlite3", "threading", "pathlib",
+    "time",
+    "datetime",
+    "asyncio",
+    "os",
+    "io",
+    "shutil",
+    "tempfile",
+    "socket",
+    "subprocess",
+    "signal",
+    "sqlite3",
+    "threading",
+    "pathlib",
 )
 # The referee's layers that a game's rules must not know, and I/O. The rules loaders read a rules
 # file by its path, as `waraq rules FILE.toml` asks: pathlib there, and nowhere else in the games.
 NOT_FOR_ENGINES = (
     *(f"waraq.referee.{layer}" for layer in ("wire", "match", "launch", "records", "replay", "cli")),
-    "waraq.ladder", "waraq.bots", "waraq.v1", "grpc", "google.protobuf", *IO,
+    "waraq.ladder",
+    "waraq.bots",
+    "waraq.v1",
+    "grpc",
+    "google.protobuf",
+    *IO,
 )
 RULES_LOADERS = {  # may read a rules file: pathlib only
-    "waraq.referee.games.options", "waraq.referee.games.registry",
-    "waraq.referee.games.hokm.rules", "waraq.referee.games.hand.rules",
+    "waraq.referee.games.options",
+    "waraq.referee.games.registry",
+    "waraq.referee.games.hokm.rules",
+    "waraq.referee.games.hand.rules",
 }
 
 
@@ -128,8 +146,12 @@ def test_the_graph_holds_every_module_and_sees_imports_inside_functions():
 
 def test_the_cycle_finder_finds_a_circle_through_a_lazy_import_and_no_other():
     made_up = {
-        "a": frozenset({"b"}), "b": frozenset({"c", "os"}), "c": frozenset({"a"}),  # a -> b -> c -> a
-        "d": frozenset({"a"}), "e": frozenset({"e"}), "f": frozenset(),
+        "a": frozenset({"b"}),
+        "b": frozenset({"c", "os"}),
+        "c": frozenset({"a"}),  # a -> b -> c -> a
+        "d": frozenset({"a"}),
+        "e": frozenset({"e"}),
+        "f": frozenset(),
     }
     assert cycles(made_up) == [["a", "b", "c"], ["e"]]
 
@@ -142,8 +164,10 @@ def test_no_module_of_the_project_is_in_an_import_circle():
 def test_nothing_in_the_referee_imports_the_ladder_or_the_bots():
     wrong = sorted(
         (name, target)
-        for name, targets in graph().items() if under(name, "waraq.referee")
-        for target in targets if under(target, "waraq.ladder") or under(target, "waraq.bots")
+        for name, targets in graph().items()
+        if under(name, "waraq.referee")
+        for target in targets
+        if under(target, "waraq.ladder") or under(target, "waraq.bots")
     )
     assert wrong == []
 
@@ -165,7 +189,8 @@ def importers_of(package: str, banned: tuple[str, ...], allowed: tuple[str, ...]
     """Every (module of ``package``, import) that reaches under a ``banned`` name and no ``allowed`` one."""
     return sorted(
         (name, target)
-        for name, targets in graph().items() if under(name, package)
+        for name, targets in graph().items()
+        if under(name, package)
         for target in targets
         if any(under(target, b) for b in banned) and not any(under(target, a) for a in allowed)
     )
@@ -242,8 +267,10 @@ def test_the_built_in_bots_players_are_named_in_one_table():
     assert players == {"hokm_random", "hand_random", "hokm_heuristic", "hand_heuristic", "hokm_greedy", "hokm_search"}
     naming = sorted(
         (str(path.relative_to(ROOT)), player)
-        for name, path in modules().items() if under(name, "waraq.referee") or under(name, "waraq.ladder")
-        for player in players if player in path.read_text(encoding="utf-8")
+        for name, path in modules().items()
+        if under(name, "waraq.referee") or under(name, "waraq.ladder")
+        for player in players
+        if player in path.read_text(encoding="utf-8")
     )
     assert naming == []
 

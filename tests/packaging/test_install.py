@@ -24,7 +24,10 @@ def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out), str(ROOT)],
-        check=True, capture_output=True, timeout=300, cwd=out,
+        check=True,
+        capture_output=True,
+        timeout=300,
+        cwd=out,
     )
     (found,) = out.glob("waraq-*.whl")
     return found
@@ -57,7 +60,9 @@ def test_the_installed_command_runs_from_the_wheel_alone(wheel, tmp_path):
     target = tmp_path / "site"
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],
-        check=True, capture_output=True, timeout=300,
+        check=True,
+        capture_output=True,
+        timeout=300,
     )
     code = (
         "import sys, runpy; import waraq.referee, waraq.bots.server; "
@@ -65,7 +70,11 @@ def test_the_installed_command_runs_from_the_wheel_alone(wheel, tmp_path):
         "sys.argv = ['waraq', 'rules', 'two']; runpy.run_module('waraq.referee.cli.main', run_name='__main__')"
     )
     run = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
         env={"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"},
     )
     assert run.returncode == 0, run.stderr

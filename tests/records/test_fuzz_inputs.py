@@ -43,12 +43,42 @@ FUZZ = settings(
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 EVENT_TYPES = ("match", "ace_draw", "deal", "decision", "fault", "round_end", "result", "restock")
-KEYS = ("type", "round", "seat", "kind", "action", "seed", "rules", "rules_hash", "score", "winners", "reason",
-        "faulty", "deck", "hakem", "first", "tricks", "points", "kot", "cards", "format", "game", "seats",
-        "time_control", "detail", "substituted", "note", "ms")
+KEYS = (
+    "type",
+    "round",
+    "seat",
+    "kind",
+    "action",
+    "seed",
+    "rules",
+    "rules_hash",
+    "score",
+    "winners",
+    "reason",
+    "faulty",
+    "deck",
+    "hakem",
+    "first",
+    "tricks",
+    "points",
+    "kot",
+    "cards",
+    "format",
+    "game",
+    "seats",
+    "time_control",
+    "detail",
+    "substituted",
+    "note",
+    "ms",
+)
 
 scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=False), st.text(max_size=12),
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=False),
+    st.text(max_size=12),
     st.sampled_from(["AS", "10H", "JK#0", "7H#1", "S", "keep", "pass", "TRUMP", "PLAY", "TURN", "score", "forfeit"]),
 )
 json_values = st.recursive(
@@ -163,14 +193,16 @@ def test_a_seat_equal_to_a_number_but_no_whole_number_is_a_broken_record_not_a_c
 # -- rules files and ladder.toml -----------------------------------------------------------------
 
 toml_scalars = st.one_of(
-    st.booleans(), st.integers(-(2**63), 2**63 - 1), st.floats(allow_nan=False), st.text(max_size=10),
+    st.booleans(),
+    st.integers(-(2**63), 2**63 - 1),
+    st.floats(allow_nan=False),
+    st.text(max_size=10),
     st.sampled_from(["classic", "three", "two", "short", "partners", "free", "must_trump", "2D", "hokm", "hand"]),
 )
 toml_values = st.recursive(
     toml_scalars,
     lambda inner: (
-        st.lists(inner, max_size=4)
-        | st.dictionaries(st.from_regex(r"[a-z_]{1,8}", fullmatch=True), inner, max_size=4)
+        st.lists(inner, max_size=4) | st.dictionaries(st.from_regex(r"[a-z_]{1,8}", fullmatch=True), inner, max_size=4)
     ),
     max_leaves=12,
 )
@@ -231,9 +263,14 @@ ladder_tables = st.fixed_dictionaries(
         "seed": st.one_of(st.integers(0, 2**40), toml_values),
         "rules": st.one_of(st.dictionaries(rule_keys, toml_values, max_size=3), toml_values),
         "bots": st.one_of(
-            st.lists(st.dictionaries(st.sampled_from(["name", "spec", "cwd", "on_new_version", "x"]),
-                                     st.one_of(st.sampled_from(["a", "random", "heuristic", "x {port}"]), toml_values),
-                                     max_size=4), max_size=3),
+            st.lists(
+                st.dictionaries(
+                    st.sampled_from(["name", "spec", "cwd", "on_new_version", "x"]),
+                    st.one_of(st.sampled_from(["a", "random", "heuristic", "x {port}"]), toml_values),
+                    max_size=4,
+                ),
+                max_size=3,
+            ),
             toml_values,
         ),
         **{

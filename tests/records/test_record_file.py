@@ -75,7 +75,7 @@ def test_lines_are_compact_utf8_json_whatever_the_values(tmp_path):
     path = tmp_path / "r.jsonl"
     events = [
         {"type": "match", "seed": 2**70},  # beyond orjson's 64 bits: the json module writes it
-        {"type": "decision", "note": "حکم \u2028 \"quoted\" é", "ms": 0.00001, "bot_ms": 1e16},
+        {"type": "decision", "note": 'حکم \u2028 "quoted" é', "ms": 0.00001, "bot_ms": 1e16},
     ]
     with RecordWriter(path) as writer:
         for event in events:

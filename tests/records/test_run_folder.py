@@ -32,8 +32,14 @@ def waraq(*args: str, cwd: Path, key: str | None = None) -> subprocess.Completed
     env = {k: v for k, v in os.environ.items() if k != "WARAQ_DEAL_KEY"}
     if key is not None:
         env["WARAQ_DEAL_KEY"] = key
-    return subprocess.run([WARAQ, *args], capture_output=True, text=True, timeout=300, cwd=cwd,
-                          env={**env, "COLUMNS": "200", "NO_COLOR": "1"})
+    return subprocess.run(
+        [WARAQ, *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+        env={**env, "COLUMNS": "200", "NO_COLOR": "1"},
+    )
 
 
 def contents(folder: Path) -> dict[str, bytes]:
@@ -111,8 +117,12 @@ def test_a_continued_run_keeps_only_whole_records_of_its_own_matches_played_by_t
     record(1)  # whole: kept
     record(2, lambda events: events.pop())  # cut short: played again
     record(3, lambda events: events[0].update(match_id=mine))  # another match's record: played again
-    record(4, lambda events: events.insert(1, {"type": "fault", "round": 1, "seat": 0, "kind": "STARTUP",
-                                                "detail": "did not start"}))  # lost to a bot that did not start
+    record(
+        4,
+        lambda events: events.insert(
+            1, {"type": "fault", "round": 1, "seat": 0, "kind": "STARTUP", "detail": "did not start"}
+        ),
+    )  # lost to a bot that did not start
     record(5, lambda events: events[-1].update(reason="aborted", detail="referee error"))
     kept = run_folder.kept(tmp_path, config, range(1, 6))
     assert list(kept) == [1]

@@ -93,8 +93,7 @@ def rewrite(path: Path, out: Path, change) -> Path:
 def walked(replay: Replay) -> list[tuple]:
     """What replay rebuilt of each question: the seat, its seq, its bank, whether it was sent, its fault."""
     return [
-        (s.seat, s.seq, s.bank_ms, s.sent, s.fault["kind"] if s.fault else None, s.action_json)
-        for s in replay.steps
+        (s.seat, s.seq, s.bank_ms, s.sent, s.fault["kind"] if s.fault else None, s.action_json) for s in replay.steps
     ]
 
 

@@ -33,7 +33,7 @@ from waraq.referee.wire.hokm import ACTION_FIELD as HOKM_FIELDS
 
 SIZE_GOAL = 300_000  # bytes: the issue's "small enough to mail" for a 4-player match
 HEARTS = ["AH", "KH", "QH", "JH", "10H", "9H", "8H", "7H", "6H", "5H", "4H", "3H", "2H"]
-HOSTILE_NOTE = "</script><script>alert(1)</script> <!-- \u2028\u2029 & \"quoted\""
+HOSTILE_NOTE = '</script><script>alert(1)</script> <!-- \u2028\u2029 & "quoted"'
 ACTION_FIELD = {**HOKM_FIELDS, **HAND_FIELDS}  # the Action field of each kind's legal actions
 EMBEDDED = re.compile(r'<script type="application/json" id="waraq-data">(.*?)</script>', re.S)
 
@@ -48,9 +48,22 @@ def embedded(page: str) -> dict:
 def match_records(folder: Path, *args: str) -> Path:
     """One match played to its end by ``waraq match`` (the built-in bots as processes); its record."""
     done = subprocess.run(
-        [sys.executable, "-m", "waraq.referee.cli.main", "match", "--record", str(folder), "--deal-key", "4e" * 32,
-         "--sandbox", "off", *args],
-        capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "waraq.referee.cli.main",
+            "match",
+            "--record",
+            str(folder),
+            "--deal-key",
+            "4e" * 32,
+            "--sandbox",
+            "off",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
     (record,) = folder.glob("*.jsonl")
@@ -84,8 +97,10 @@ def sent_as_if_asked(replay, view) -> dict:
     """A seat's view as the wire's public door writes it into a request: the door writes only the
     seat to act's, so the view is made that seat's turn, and its ``to_act`` put back after."""
     field = "hand" if replay.game == "hand" else "hokm"
-    asked = dataclasses.replace(view, to_act=view.seat) if dataclasses.is_dataclass(view) else view._replace(
-        to_act=view.seat
+    asked = (
+        dataclasses.replace(view, to_act=view.seat)
+        if dataclasses.is_dataclass(view)
+        else view._replace(to_act=view.seat)
     )
     written = request_json(wire.decision_request(1, asked, match_id="m", deadline_ms=1, bank_ms=1))[field]
     return {**written, "to_act": view.to_act}
@@ -285,8 +300,9 @@ def test_the_command_writes_the_page_of_a_broken_record_and_says_what_is_wrong(r
     cut.write_text("".join(records.records("clean")[0].read_text().splitlines(keepends=True)[:25]))
     done = waraq("replay", str(cut), "--html", str(tmp_path / "cut.html"))
     assert done.returncode == 1 and (tmp_path / "cut.html").exists()
-    assert done.stderr.strip().splitlines() == [f"error: {cut}: cut short: no result line; readable up to line 25 "
-                                                f"({load(cut).steps[-1].where})"]
+    assert done.stderr.strip().splitlines() == [
+        f"error: {cut}: cut short: no result line; readable up to line 25 ({load(cut).steps[-1].where})"
+    ]
 
 
 def test_a_folder_with_a_broken_record_gets_every_page_and_names_the_broken_one(records, tmp_path):

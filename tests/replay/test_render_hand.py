@@ -99,11 +99,17 @@ def hand_worked(path):
         state.apply(action)
     assert state.is_over
     header = {
-        "type": "match", "format": FORMAT, "game": "hand", "match_id": "h-1",
-        "rules": RULES.to_dict(), "rules_hash": RULES.rules_hash, "seed": 7,
+        "type": "match",
+        "format": FORMAT,
+        "game": "hand",
+        "match_id": "h-1",
+        "rules": RULES.to_dict(),
+        "rules_hash": RULES.rules_hash,
+        "seed": 7,
         "seats": [{"seat": 0, "bot": "alma", "version": "1.0"}, {"seat": 1, "bot": "bert", "version": "2.0"}],
         "time_control": {"decision_ms": 10000, "bank_ms": 60000, "startup_ms": 30000},
-        "policy": "forfeit", "started": "2025-01-01T00:00:00.000Z",
+        "policy": "forfeit",
+        "started": "2025-01-01T00:00:00.000Z",
     }
     return write_played(path, header, state.events, lambda number, event: NOTES.get(number))
 
@@ -193,7 +199,10 @@ def test_as_seat_0_saw_it_its_own_hand_and_what_is_public(replay):
         .replace("      (sha", "        (sha")
         .replace("Clock 10000", "Clock   10000")
     )
-    expected = header + "\nSeen by s0 (alma): its own cards and what is public\n" + """
+    expected = (
+        header
+        + "\nSeen by s0 (alma): its own cards and what is public\n"
+        + """
 === Round 1: s0 first ===
 Deal: s0's hand, sorted (s0 holds 15 and starts; the stock has 77):
   s0  S: 8 9 10 J Q K  H: 8 9 K  D: 4 K A  C: 2 3 K
@@ -233,7 +242,9 @@ Round 2 ends: s1 goes out, a hand: every charge doubled
   s0  200  S: 2 3 5 10 K  H: 3 4 J Q  D: 2 6  C: 6 8 9  (never opened)
   s1  -60
 Score: s0 170, s1 -9
-""" + RESULT
+"""
+        + RESULT
+    )
     assert render(HandMatchText(replay, seat=0)) == expected
 
 
@@ -294,8 +305,9 @@ Played:   (0.5 ms, seq 2, bank 60000 ms)
 def test_waraq_replay_picks_the_hand_renderer_by_the_records_game(record):
     shown = waraq("replay", str(record), "--plain")
     assert shown.returncode == 0, shown.stderr
-    assert [line.rstrip() for line in shown.stdout.splitlines()][-len(ROUND_2_TEXT.splitlines()):] == [
-        *ROUND_2_TEXT.splitlines()[1:], RESULT
+    assert [line.rstrip() for line in shown.stdout.splitlines()][-len(ROUND_2_TEXT.splitlines()) :] == [
+        *ROUND_2_TEXT.splitlines()[1:],
+        RESULT,
     ]
     tricks = waraq("replay", str(record), "--round", "1", "--trick", "2")
     assert tricks.returncode == 2 and "--trick is for Hokm" in tricks.stderr
@@ -316,12 +328,19 @@ def test_random_matches_render_every_turn_in_80_columns(tmp_path, rules, seed):
         state.apply(state.random_action(rng))
     path = tmp_path / "m.jsonl"
     with RecordWriter(path) as writer:
-        writer.write({
-            "type": "match", "format": FORMAT, "game": "hand", "match_id": "m", "rules": rules.to_dict(),
-            "rules_hash": rules.rules_hash, "seed": seed,
-            "seats": [{"seat": s, "bot": "random"} for s in range(rules.players)],
-            "time_control": {"decision_ms": 10000, "bank_ms": 60000, "startup_ms": 30000},
-        })
+        writer.write(
+            {
+                "type": "match",
+                "format": FORMAT,
+                "game": "hand",
+                "match_id": "m",
+                "rules": rules.to_dict(),
+                "rules_hash": rules.rules_hash,
+                "seed": seed,
+                "seats": [{"seat": s, "bot": "random"} for s in range(rules.players)],
+                "time_control": {"decision_ms": 10000, "bank_ms": 60000, "startup_ms": 30000},
+            }
+        )
         for event in state.events:
             writer.write(event)
     replay = load(path)

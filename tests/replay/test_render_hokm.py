@@ -53,7 +53,9 @@ Ace draw AS (face up, one card a seat from s0): s0 is the first hakem"""
 
 # The first packets: AKQJ10 of each seat's suit, lined up by suit (65 columns fit in 80).
 # After the rest of the deal each hand is a whole suit: too wide to line up.
-WHOLE_MATCH = HEADER + """
+WHOLE_MATCH = (
+    HEADER
+    + """
 
 === Round 1: hakem s0 ===
 Deal: first five cards to each seat, from the hakem:
@@ -80,6 +82,7 @@ Tricks (leader first; tricks won so far s0+s2-s1+s3):
    7  s0 8S   s1 8H   s2 8D   s3 8C     won by s0  7-0
 Round 1 ends, tricks 7-0: s0+s2 win +2 (kot); score 2-0
 Result: s0+s2 win the match on score, 2-0"""
+)
 
 
 def test_the_whole_match_shows_every_hand_trick_note_and_the_result(hand):
@@ -87,7 +90,9 @@ def test_the_whole_match_shows_every_hand_trick_note_and_the_result(hand):
 
 
 def test_as_seat_1_saw_it_only_its_own_hand_and_notes_show(hand):
-    expected = HEADER.replace("\nAce draw", "\nSeen by  s1 (high): its own cards and what is public\nAce draw") + """
+    expected = (
+        HEADER.replace("\nAce draw", "\nSeen by  s1 (high): its own cards and what is public\nAce draw")
+        + """
 
 === Round 1: hakem s0 ===
 Deal: first five cards to s1, from the hakem:
@@ -113,13 +118,16 @@ Tricks (leader first; tricks won so far s0+s2-s1+s3):
       s1 held S: -  H: 8 7 6 5 4 3 2  D: -  C: -
 Round 1 ends, tricks 7-0: s0+s2 win +2 (kot); score 2-0
 Result: s0+s2 win the match on score, 2-0"""
+    )
     assert render(MatchText(hand, seat=1)) == expected
 
 
 def test_jumping_to_a_trick_shows_the_hands_before_it_and_the_rest_of_the_round(hand):
     # Before trick 6 seat s holds 9 down to 2 of its suit (A-10 went in tricks 1-5).
     # Lined up, s3's line would be 7 + 3 * (3 + 15 + 2) + 3 + 15 = 85 columns: too wide.
-    expected = HEADER + """
+    expected = (
+        HEADER
+        + """
 
 === Round 1, from trick 6: hakem s0, trump S ===
 Hands before trick 6:
@@ -131,6 +139,7 @@ Tricks (leader first; tricks won so far s0+s2-s1+s3):
    6  s0 9S   s1 9H   s2 9D   s3 9C     won by s0  6-0
    7  s0 8S   s1 8H   s2 8D   s3 8C     won by s0  7-0
 Round 1 ends, tricks 7-0: s0+s2 win +2 (kot); score 2-0"""
+    )
     assert render(MatchText(hand, round=1, trick=6)) == expected
 
 
@@ -199,8 +208,13 @@ def test_the_render_agrees_with_the_golden_playthrough(players, tmp_path):
     seed = match["seed"]
     state = play_match(rules, seed, [RandomPlayer(f"golden/{seed}/{s}") for s in range(players)])
     header = {
-        "type": "match", "format": "waraq.record.v1", "game": "hokm", "match_id": f"golden-{seed}",
-        "rules": rules.to_dict(), "rules_hash": rules.rules_hash, "seed": seed,
+        "type": "match",
+        "format": "waraq.record.v1",
+        "game": "hokm",
+        "match_id": f"golden-{seed}",
+        "rules": rules.to_dict(),
+        "rules_hash": rules.rules_hash,
+        "seed": seed,
         "seats": [{"seat": s, "bot": "random"} for s in range(players)],
         "time_control": {"decision_ms": 1000, "bank_ms": 1000},
     }
@@ -217,9 +231,16 @@ def test_the_golden_4_player_match_shows_its_redeal_and_its_bam(tmp_path):
     match = MATCHES[4]
     rules = HokmRules.from_dict(match["rules"])
     state = play_match(rules, match["seed"], [RandomPlayer(f"golden/{match['seed']}/{s}") for s in range(4)])
-    header = {"type": "match", "format": "waraq.record.v1", "game": "hokm", "rules": rules.to_dict(),
-              "rules_hash": rules.rules_hash, "seed": 0, "seats": [{"seat": s, "bot": "r"} for s in range(4)],
-              "time_control": {"decision_ms": 1, "bank_ms": 1}}
+    header = {
+        "type": "match",
+        "format": "waraq.record.v1",
+        "game": "hokm",
+        "rules": rules.to_dict(),
+        "rules_hash": rules.rules_hash,
+        "seed": 0,
+        "seats": [{"seat": s, "bot": "r"} for s in range(4)],
+        "time_control": {"decision_ms": 1, "bank_ms": 1},
+    }
     text = render(MatchText(load(write_events(tmp_path / "g.jsonl", [header, *state.events]))))
     assert "s2 holds no A, K, Q or J and asks for a redeal, showing 3S 2H 6H 10H 2D" in text
     assert "s3 calls bam: its side plays on for all 13 tricks" in text

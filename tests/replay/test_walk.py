@@ -20,8 +20,7 @@ def events() -> list[dict]:
     state = play_match(RULES, 11, [RandomPlayer(s) for s in range(4)])
     # Through JSON, as a record file holds them, with the referee's extra fields.
     return [
-        {**e, "ms": 1.5, "note": "why"} if e["type"] == "decision" else e
-        for e in json.loads(json.dumps(state.events))
+        {**e, "ms": 1.5, "note": "why"} if e["type"] == "decision" else e for e in json.loads(json.dumps(state.events))
     ]
 
 

@@ -44,16 +44,14 @@ def heuristic_wins(preset_rules, matches: int) -> int:
     for k in range(matches):
         side = k % (2 if n == 4 else n)
         ours = {s for s in range(n) if (s % 2 == side if n == 4 else s == side)}
-        players = [
-            HeuristicPlayer(f"h{k}/{s}") if s in ours else RandomPlayer(f"r{k}/{s}")
-            for s in range(n)
-        ]
+        players = [HeuristicPlayer(f"h{k}/{s}") if s in ours else RandomPlayer(f"r{k}/{s}") for s in range(n)]
         state = play_match(preset_rules, f"beats-random/{k}", players)
         wins += bool(ours & set(state.result.winners))
     return wins
 
 
 # -- it beats random play ---------------------------------------------------------------
+
 
 # Random play wins a 2-sided match half the time and a 3-player match a third of
 # the time. The assertion: even at confidence 1 - 1e-6, the heuristic side's win
@@ -96,10 +94,7 @@ def test_always_returns_a_legal_action(keys, kinds):
     met: set[str] = set()
     for k in range(40):
         bots = {s for s in range(n) if (k + 1) >> s & 1} or {0}
-        players = [
-            Checked(HeuristicPlayer(k), met) if s in bots else RandomPlayer(k * 10 + s)
-            for s in range(n)
-        ]
+        players = [Checked(HeuristicPlayer(k), met) if s in bots else RandomPlayer(k * 10 + s) for s in range(n)]
         assert play_match(rules_, f"legal/{k}", players).result is not None
     # The variants asked the bot every decision kind they have.
     assert met == kinds

@@ -150,11 +150,21 @@ def test_leading_when_opponents_can_ruff_every_suit_says_so():
         # Nothing beats the AH: the lowest heart.
         (3, "4H 9H KH 5D", "AH 2H 3H", 4, "duck 4H: cannot beat AH, the lowest heart"),
         # Void in hearts, no trump: empty clubs (two cards), not the lowest card 3D.
-        (3, "3D 4D 5D 6C 7C", "AH 4H 5H", 4, "throw 6C: cannot beat AH, void in hearts, "
-         "low from clubs, the shortest side suit"),
+        (
+            3,
+            "3D 4D 5D 6C 7C",
+            "AH 4H 5H",
+            4,
+            "throw 6C: cannot beat AH, void in hearts, low from clubs, the shortest side suit",
+        ),
         # Void, the AD kept: its suit is all winners; clubs are not.
-        (3, "AD 7C 8C", "AH 4H 5H", 4, "throw 7C: cannot beat AH, void in hearts, "
-         "low from clubs, the shortest side suit not all winners"),
+        (
+            3,
+            "AD 7C 8C",
+            "AH 4H 5H",
+            4,
+            "throw 7C: cannot beat AH, void in hearts, low from clubs, the shortest side suit not all winners",
+        ),
         # Void, only trumps, below the AS that holds the trick.
         (3, "3S 7S", "9H 3H AS", 4, "throw 3S: cannot beat AS, void in hearts with only trumps, the lowest"),
         # Last, void in hearts: 7S is the cheapest trump over the 5S.
@@ -322,8 +332,7 @@ def test_every_note_is_short_and_names_the_action_over_thousands_of_decisions():
         for k in range(24):
             # The heuristic on every seat in even matches, on seat k % n against random in odd ones.
             players = [
-                Noting(f"{k}/{s}", notes) if k % 2 == 0 or s == k % n else RandomPlayer(f"r{k}/{s}")
-                for s in range(n)
+                Noting(f"{k}/{s}", notes) if k % 2 == 0 or s == k % n else RandomPlayer(f"r{k}/{s}") for s in range(n)
             ]
             play_match(rules_, f"notes/{n}/{k}", players)
     kinds = {kind for kind, _ in notes}
@@ -362,9 +371,27 @@ def test_the_replay_of_a_grpc_match_between_heuristic_bots_shows_every_note(tmp_
     rules_file.write_text("players = 2\ntarget_score = 2\nbam = true\nmax_redeals = 2\nburn_visible = true\n")
     env = {**os.environ, "COLUMNS": "100", "WARAQ_DEAL_KEY": "5" * 64}
     played = subprocess.run(
-        [WARAQ, "match", "--bots", "heuristic", "heuristic", "--rules", str(rules_file), "--games", "1",
-         "--seed", "3", "--record", str(tmp_path / "records"), "--sandbox", "off"],
-        capture_output=True, text=True, timeout=120, env=env,
+        [
+            WARAQ,
+            "match",
+            "--bots",
+            "heuristic",
+            "heuristic",
+            "--rules",
+            str(rules_file),
+            "--games",
+            "1",
+            "--seed",
+            "3",
+            "--record",
+            str(tmp_path / "records"),
+            "--sandbox",
+            "off",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
     )
     assert played.returncode == 0, played.stdout + played.stderr
     [path] = (tmp_path / "records").glob("hokm-*.jsonl")

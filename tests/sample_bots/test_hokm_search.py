@@ -141,8 +141,23 @@ def test_a_world_shows_the_seat_exactly_its_own_view(variant, seed, plays):
     view = state.view(seat)
     world = deal_world(world_template(view), sample_hands(view, Table.of(view), random.Random(seed)))
     again = world.view(seat)
-    for field in ("round", "hakem", "trump", "kind", "to_act", "legal", "hand", "hand_sizes", "trick",
-                  "tricks", "tricks_won", "scores", "redeals", "discarded", "bam"):
+    for field in (
+        "round",
+        "hakem",
+        "trump",
+        "kind",
+        "to_act",
+        "legal",
+        "hand",
+        "hand_sizes",
+        "trick",
+        "tricks",
+        "tricks_won",
+        "scores",
+        "redeals",
+        "discarded",
+        "bam",
+    ):
         assert getattr(again, field) == getattr(view, field), field
     world.push(view.legal[0])  # and it plays on
 
@@ -168,9 +183,7 @@ def test_an_action_that_ends_the_round_is_valued_by_that_round():
     # The ending above after AH 3S 4C: seat 3's KH (it must follow hearts) loses the trick to the
     # 3S, but it is seat 1's, its partner's: their 7th trick, the round, 7 tricks to 5: +1.2 for
     # seats 1 and 3. The rollout must stop there, not play on into the next round's deal.
-    view = play_view(3, "KH 6D", trick="AH 3S 4C", trump="S")._replace(
-        hand_sizes=(1, 1, 1, 2), tricks_won=(3, 3, 2, 3)
-    )
+    view = play_view(3, "KH 6D", trick="AH 3S 4C", trump="S")._replace(hand_sizes=(1, 1, 1, 2), tricks_won=(3, 3, 2, 3))
     hands = [sorted(cards(h)) for h in ("9S", "5D", "5C", "KH 6D")]
     world = deal_world(world_template(view), hands)
     assert view.legal == (parse_card("KH"),)
@@ -429,7 +442,6 @@ def test_beats_random_players():
         players = [SearchPlayer(f"vr{k}/{s}", worlds=3) if s in ours else RandomPlayer(f"r{k}/{s}") for s in range(4)]
         wins += bool(ours & set(play_match(rules_, f"search-random/{k}", players).result.winners))
     assert win_rate_lower_bound(wins, matches, 1e-6) > 0.5, f"{wins}/{matches}"
-
 
 
 # -- served over gRPC ------------------------------------------------------------------------

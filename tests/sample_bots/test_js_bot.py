@@ -136,9 +136,7 @@ def _beats(card: int, view: HokmView) -> bool:
 @pytest.fixture(scope="module")
 def matches(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Played]:
     _require_node()
-    return {
-        name: _play(rules, seed, tmp_path_factory.mktemp(f"js-{name}")) for name, (rules, seed) in MATCHES.items()
-    }
+    return {name: _play(rules, seed, tmp_path_factory.mktemp(f"js-{name}")) for name, (rules, seed) in MATCHES.items()}
 
 
 @pytest.fixture(params=list(MATCHES))

@@ -174,10 +174,7 @@ KEY = re.compile(r'"([^"\\]*)":')
 
 
 def naming_the_shuffle(names: Iterable[str]) -> list[str]:
-    return [
-        n for n in names
-        if n not in ALLOWED_VIEW_KEYS and any(word in n.lower() for word in FORBIDDEN_VIEW_KEYS)
-    ]
+    return [n for n in names if n not in ALLOWED_VIEW_KEYS and any(word in n.lower() for word in FORBIDDEN_VIEW_KEYS)]
 
 
 def json_cards_and_bad_keys(document: Any, card: re.Pattern[str]) -> tuple[set[str], list[str]]:
@@ -318,13 +315,9 @@ def check_view_hides(adapter: Adapter, witness: Witness, state: Any, seat: int, 
     helper = adapter.cards_in_view(view)
     assert helper <= allowed, f"seat {seat} is shown {sorted(helper - allowed)}, which it may not know"
     walked, bad_keys = json_cards_and_bad_keys(adapter.view_json(view), adapter.quoted_card)
-    assert walked <= allowed, (
-        f"seat {seat}'s JSON view names {sorted(walked - allowed)}, which it may not know"
-    )
+    assert walked <= allowed, f"seat {seat}'s JSON view names {sorted(walked - allowed)}, which it may not know"
     # The helper must not miss a card that the JSON shows (or the leak check above is blind).
-    assert walked - helper <= witness.public_names(), (
-        f"the view helper misses {sorted(walked - helper)}"
-    )
+    assert walked - helper <= witness.public_names(), f"the view helper misses {sorted(walked - helper)}"
     bad = forbidden_fields(type(view)) + bad_keys
     assert not bad, f"the view has fields {bad} that may carry the shuffle"
 

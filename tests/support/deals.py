@@ -19,7 +19,10 @@ def waraq(*args: str, env: dict[str, str] | None = None) -> subprocess.Completed
     base = {k: v for k, v in os.environ.items() if k != "WARAQ_DEAL_KEY"}
     result = subprocess.run(
         [PYTHON, "-m", "waraq.referee.cli.main", *args],
-        capture_output=True, text=True, timeout=120, env={**base, "COLUMNS": "200", "NO_COLOR": "1", **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**base, "COLUMNS": "200", "NO_COLOR": "1", **(env or {})},
     )
     assert result.returncode in (0, 2), result.stdout + result.stderr
     return result

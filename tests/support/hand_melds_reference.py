@@ -84,9 +84,7 @@ def run_readings(faces: list[int]) -> Iterator[tuple[int, ...]]:
         missing = [p for p in window if p not in places]
         if len(missing) != jokers:
             continue
-        yield tuple(
-            JOKER if p in missing else s * 13 + (ACE if p in (0, 13) else p - 1) for p in window
-        )
+        yield tuple(JOKER if p in missing else s * 13 + (ACE if p in (0, 13) else p - 1) for p in window)
 
 
 def rank_value(r: int) -> int:
@@ -180,8 +178,9 @@ def main() -> int:
     for label, names in pinned_hands().items():
         melds = all_melds(parse(n) for n in names)
         runs = sum(1 for m in melds if is_run(m))
-        data.append({"hand": label, "cards": " ".join(names), "melds": len(melds), "runs": runs,
-                     "sets": len(melds) - runs})
+        data.append(
+            {"hand": label, "cards": " ".join(names), "melds": len(melds), "runs": runs, "sets": len(melds) - runs}
+        )
     # One hand a line, so a diff of the file shows which count changed.
     DATA.write_text("[\n" + ",\n".join(" " + json.dumps(row) for row in data) + "\n]\n")
     for row in data:

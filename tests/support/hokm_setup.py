@@ -137,11 +137,7 @@ def last_round_end(state: HokmState) -> dict[str, Any]:
 
 
 def plays_in_round(state: HokmState, round_: int) -> int:
-    return sum(
-        1
-        for e in state.events
-        if e["type"] == "decision" and e["kind"] == "PLAY" and e["round"] == round_
-    )
+    return sum(1 for e in state.events if e["type"] == "decision" and e["kind"] == "PLAY" and e["round"] == round_)
 
 
 def assert_fields(event: dict[str, Any], **expected: Any) -> None:

@@ -121,8 +121,7 @@ PREFIX_3P = ["C", "KS", "5S", "3S"]
 # 2 players, hakem 0: the first two packets; the stock is shuffled.
 FIVES_2P = ["AS KH 7D 3C 9S", "QS 4H JD 8C 2C"]
 DRAWS_2P = (
-    "keep pass pass keep keep pass keep keep pass pass "
-    "keep pass pass keep keep pass keep keep pass pass"
+    "keep pass pass keep keep pass keep keep pass pass keep pass pass keep keep pass keep keep pass pass"
 ).split()
 # Spades trump, each seat lays aside two cards, then twenty draws: the 2-player
 # trick play starts.
@@ -252,10 +251,7 @@ def build_decks(spec: dict[str, Any], rules: HokmRules) -> list[list[int]]:
         random.Random("waraq-perft/2p-stock").shuffle(stock)
         return [stack_deck(rules, hakem, [f.split() for f in spec["fives"]], stock)]
     rng = random.Random(f"waraq-perft/{spec['name']}")
-    return [
-        stack_deck(rules, hakem, _hands_around(rules, hakem, five, rng))
-        for five in spec["redeal_fives"]
-    ]
+    return [stack_deck(rules, hakem, _hands_around(rules, hakem, five, rng)) for five in spec["redeal_fives"]]
 
 
 def position_from_spec(spec: dict[str, Any]) -> dict[str, Any]:

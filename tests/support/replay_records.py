@@ -150,17 +150,27 @@ async def _play_all(root: Path) -> Played:
             RunConfig(HokmRules(target_score=2), [random_] * 4, games=2, seed=1, record_dir=root / "clean"),
             RunConfig(PRESETS["two"].replace(target_score=2), [random_, heuristic], seed=5, record_dir=root / "two"),
             RunConfig(
-                PRESETS["three"].replace(target_score=2), [random_, heuristic, random_], seed=3,
+                PRESETS["three"].replace(target_score=2),
+                [random_, heuristic, random_],
+                seed=3,
                 record_dir=root / "three",
             ),
             RunConfig(
-                HokmRules(target_score=1), [addresses["scripted"]] * 4, seed=8, policy="substitute",
-                time_control=TimeControl(decision_ms=5, bank_ms=20_000), record_dir=root / "faults",
+                HokmRules(target_score=1),
+                [addresses["scripted"]] * 4,
+                seed=8,
+                policy="substitute",
+                time_control=TimeControl(decision_ms=5, bank_ms=20_000),
+                record_dir=root / "faults",
             ),
             RunConfig(HokmRules(target_score=1), [addresses["forfeiting"]] * 4, seed=9, record_dir=root / "forfeit"),
             RunConfig(
-                HokmRules(target_score=1), [addresses["hanging"]] * 4, seed=10, policy="substitute",
-                time_control=TimeControl(decision_ms=50, bank_ms=200), record_dir=root / "timeout",
+                HokmRules(target_score=1),
+                [addresses["hanging"]] * 4,
+                seed=10,
+                policy="substitute",
+                time_control=TimeControl(decision_ms=50, bank_ms=200),
+                record_dir=root / "timeout",
             ),
         ]
         await asyncio.gather(*(run(config) for config in configs), _lost_before(root / "lost_before"))
@@ -215,8 +225,7 @@ def without_codes(text: str) -> str:
 
 HAND_RULES = HokmRules(target_score=1)
 SUIT_HANDS = [  # seat s holds all of suit s, in dealing order (its first packet first)
-    [f"{rank}{suit}" for rank in ("A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2")]
-    for suit in "SHDC"
+    [f"{rank}{suit}" for rank in ("A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2")] for suit in "SHDC"
 ]
 NOTES = {  # (seat, decision number of the match) -> note
     (0, 1): "all spades",
@@ -253,11 +262,17 @@ def record_header(
     """A record's header as the referee writes one, for a match of ``rules`` and ``seed`` whose
     every seat is ``bot``, with the referee's default time control."""
     return {
-        "type": "match", "format": FORMAT, "game": rules.GAME, "match_id": match_id,
-        "rules": rules.to_dict(), "rules_hash": rules.rules_hash, "seed": seed,
+        "type": "match",
+        "format": FORMAT,
+        "game": rules.GAME,
+        "match_id": match_id,
+        "rules": rules.to_dict(),
+        "rules_hash": rules.rules_hash,
+        "seed": seed,
         "seats": [{"seat": s, "bot": bot, "version": version} for s in range(rules.players)],
         "time_control": {"decision_ms": 10000, "bank_ms": 60000, "startup_ms": 30000},
-        "policy": "forfeit", "started": "2025-01-01T00:00:00.000Z",
+        "policy": "forfeit",
+        "started": "2025-01-01T00:00:00.000Z",
     }
 
 

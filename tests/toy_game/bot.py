@@ -1,6 +1,6 @@
 """A bot for the toy game, from bot.proto alone: it shows its highest card, or a random one.
 
-    python bot.py --port PORT [--random]
+python bot.py --port PORT [--random]
 """
 
 import argparse

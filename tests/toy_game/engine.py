@@ -55,8 +55,12 @@ class ToyView:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "seat": self.seat, "round": self.round, "kind": self.kind, "to_act": self.to_act,
-            "hand": [CARD_NAMES[c] for c in self.hand], "scores": list(self.scores),
+            "seat": self.seat,
+            "round": self.round,
+            "kind": self.kind,
+            "to_act": self.to_act,
+            "hand": [CARD_NAMES[c] for c in self.hand],
+            "scores": list(self.scores),
             "shown": [[seat, CARD_NAMES[card]] for seat, card in self.shown],
         }
 
@@ -105,16 +109,31 @@ class ToyState(LoggedState):
         best = max(self.scores)
         self.result = Result(tuple(s for s in (0, 1) if self.scores[s] == best), ResultReason.SCORE, tuple(self.scores))
         self.kind = self.to_act = None
-        self._log.append({"type": "result", "score": self.scores[:], "winners": list(self.result.winners),
-                          "reason": ResultReason.SCORE})
+        self._log.append(
+            {
+                "type": "result",
+                "score": self.scores[:],
+                "winners": list(self.result.winners),
+                "reason": ResultReason.SCORE,
+            }
+        )
 
     def random_action(self, rng: Random) -> Any:
         return rng.choice(self.legal_actions())
 
     def view(self, seat: int) -> ToyView:
         legal = self.legal_actions() if seat == self.to_act else ()
-        return ToyView(seat, self.round, self.kind, self.to_act, legal, tuple(self.scores), self.result,
-                       tuple(self.hands[seat]), tuple(self.shown))
+        return ToyView(
+            seat,
+            self.round,
+            self.kind,
+            self.to_act,
+            legal,
+            tuple(self.scores),
+            self.result,
+            tuple(self.hands[seat]),
+            tuple(self.shown),
+        )
 
     def clone(self) -> Self:
         new = self._copy()
@@ -148,8 +167,12 @@ def _dealer(events: Sequence[Event]) -> FixedDealer:
 
 def iter_replay(rules: ToyRules, events: Sequence[Event]) -> Iterator[ToyState]:
     return replaying.iter_replay(
-        events, start=lambda recorded: ToyState(rules, _dealer(recorded)), engine_events=ENGINE_EVENTS,
-        dealing_events=("deal",), action_from_json=action_from_json, refused=(ActionError, IllegalAction),
+        events,
+        start=lambda recorded: ToyState(rules, _dealer(recorded)),
+        engine_events=ENGINE_EVENTS,
+        dealing_events=("deal",),
+        action_from_json=action_from_json,
+        refused=(ActionError, IllegalAction),
     )
 
 

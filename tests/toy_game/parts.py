@@ -39,4 +39,3 @@ def match_text(replay: Replay, seat: int | None, round_: int | None, trick: int 
 def step_screen(replay: Replay, step: Step, seat: int | None) -> Text:
     hand = " ".join(CARD_NAMES[c] for c in step.view.hand)
     return Text(f"Decision {step.number}: s{step.seat} holds {hand}, shows {CARD_NAMES[step.action]}")
-

@@ -93,10 +93,25 @@ def test_the_specs_turn_is_the_same_turn_as_a_message_and_as_a_record_line():
 
 def test_take_requests_list_both_answers_and_turn_requests_none():
     taking = HandView(
-        rules=PRESETS["classic"], seat=1, round=2, first=0, kind=TAKE, to_act=1, legal=("stock", "discard"),
-        hand=(5, 60), hand_sizes=(3, 2, 4, 4), opened=(True, False, False, False),
-        melds=(TableMeld(0, "run", (16, 70, 52), 18),), pile=(37, 105), taken=((3, 19),), stock_size=40,
-        drawn=None, took=None, uses=(), scores=(10, -30, 100, 0), result=None,
+        rules=PRESETS["classic"],
+        seat=1,
+        round=2,
+        first=0,
+        kind=TAKE,
+        to_act=1,
+        legal=("stock", "discard"),
+        hand=(5, 60),
+        hand_sizes=(3, 2, 4, 4),
+        opened=(True, False, False, False),
+        melds=(TableMeld(0, "run", (16, 70, 52), 18),),
+        pile=(37, 105),
+        taken=((3, 19),),
+        stock_size=40,
+        drawn=None,
+        took=None,
+        uses=(),
+        scores=(10, -30, 100, 0),
+        result=None,
     )
     request = wire.decision_request(9, taking, match_id="m-1", deadline_ms=100, bank_ms=50)
     assert request.kind == "TAKE" and [a.take for a in request.legal] == ["stock", "discard"]

@@ -265,9 +265,7 @@ def test_the_oracle_knows_a_hakem_sees_five_cards_to_name_trump_and_nobody_sees_
     # Draw k turns stock cards 10 + 2k and 11 + 2k: a burned card is the second one of a keep.
     deck = deals[-1]["deck"]
     draws = [
-        e
-        for e in two.events
-        if e["type"] == "decision" and e["kind"] == "DRAW" and e["round"] == deals[-1]["round"]
+        e for e in two.events if e["type"] == "decision" and e["kind"] == "DRAW" and e["round"] == deals[-1]["round"]
     ]
     burned = {deck[11 + 2 * k] for k, e in enumerate(draws) if e["action"] == "keep"}
     played_cards = {e["action"] for e in two.events if e["type"] == "decision" and e["kind"] == "PLAY"}

@@ -74,7 +74,7 @@ def test_values_beyond_one_byte_and_below_zero_are_encoded_as_protobuf_does():
     view = state.view(state.to_act)
     for seq in (0, 1, 127, 128, 16_383, 16_384, 2**40):
         assert_same_bytes(seq, view)
-    for scores in ((-1, 0), (-2**31, 2**31 - 1), (127, 128), (300, 0)):
+    for scores in ((-1, 0), (-(2**31), 2**31 - 1), (127, 128), (300, 0)):
         assert_same_bytes(1, view._replace(scores=scores))
     assert_same_bytes(1, view._replace(round=20_000, hakem=0, seat=0, to_act=0), match_id="", deadline_ms=0.25)
 

@@ -72,7 +72,12 @@ class HokmKind(StrEnum):
 
 # The members by their short names, as call sites read them.
 TRUMP, PLAY, DISCARD, DRAW, REDEAL, BAM = (
-    HokmKind.TRUMP, HokmKind.PLAY, HokmKind.DISCARD, HokmKind.DRAW, HokmKind.REDEAL, HokmKind.BAM
+    HokmKind.TRUMP,
+    HokmKind.PLAY,
+    HokmKind.DISCARD,
+    HokmKind.DRAW,
+    HokmKind.REDEAL,
+    HokmKind.BAM,
 )
 KINDS = tuple(HokmKind)
 KEEP, PASS = "keep", "pass"
@@ -195,9 +200,7 @@ class HokmView(NamedTuple):
             ],
             "tricks_won": list(self.tricks_won),
             "scores": list(self.scores),
-            "redeals": [
-                {"hakem": s, "cards": [CARD_NAMES[c] for c in shown]} for s, shown in self.redeals
-            ],
+            "redeals": [{"hakem": s, "cards": [CARD_NAMES[c] for c in shown]} for s, shown in self.redeals],
             "discarded": [CARD_NAMES[c] for c in self.discarded],
             "draws": [
                 {
@@ -312,9 +315,7 @@ class HokmState(LoggedState):
         self._legal: tuple[Any, ...] | None = None
         turned = dealer.ace_draw(rules.deck)
         self.hakem = (len(turned) - 1) % n
-        self._log.append(
-            {"type": "ace_draw", "cards": [CARD_NAMES[c] for c in turned], "hakem": self.hakem}
-        )
+        self._log.append({"type": "ace_draw", "cards": [CARD_NAMES[c] for c in turned], "hakem": self.hakem})
         self._start_round()
 
     # -- the decision interface ------------------------------------------
@@ -656,9 +657,7 @@ class HokmState(LoggedState):
         assert trump is not None  # a round ends in play: trump is named
         hakem_team = self.team_of(self.hakem)
         if kot is None:
-            kot = self.players == 3 or all(
-                t == 0 for i, t in enumerate(self.team_tricks) if i != team
-            )
+            kot = self.players == 3 or all(t == 0 for i, t in enumerate(self.team_tricks) if i != team)
         points, kot_name = round_points(rules, kot=kot, hakem_side=team == hakem_team)
         gained = [0] * self.teams
         gained[team] = points

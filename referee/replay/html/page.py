@@ -61,9 +61,7 @@ def page_data(replay: Replay) -> dict[str, Any]:
 def match_data(replay: Replay) -> dict[str, Any]:
     """The header as the page shows it; what a header lacks is None (a broken record's header)."""
     header, rules = replay.header, replay.rules
-    seats = [
-        {"seat": seat, "bot": bot, "version": _version(header, seat)} for seat, bot in enumerate(replay.bots)
-    ]
+    seats = [{"seat": seat, "bot": bot, "version": _version(header, seat)} for seat, bot in enumerate(replay.bots)]
     return {
         "match_id": replay.match_id,
         "game": replay.game if rules is not None else header.get("game"),

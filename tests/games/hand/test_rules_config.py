@@ -50,8 +50,10 @@ def test_a_bad_value_names_the_key_the_value_and_what_is_allowed(key, value, sho
         assert fragment in message
 
 
-@pytest.mark.parametrize("key, value", [("rounds", 1), ("rounds", 20), ("opening_points", 1),
-                                        ("opening_points", 500), ("players", 2), ("players", 3)])
+@pytest.mark.parametrize(
+    "key, value",
+    [("rounds", 1), ("rounds", 20), ("opening_points", 1), ("opening_points", 500), ("players", 2), ("players", 3)],
+)
 def test_the_ends_of_each_range_are_allowed(key, value):
     assert getattr(HandRules.from_dict({key: value}), key) == value
 
@@ -102,9 +104,7 @@ def test_defaults():
     assert HandRules().to_dict() == DEFAULTS
 
 
-@pytest.mark.parametrize(
-    "raw, teams", [({}, 4), ({"players": 3}, 3), ({"players": 2}, 2), ({"partnership": True}, 2)]
-)
+@pytest.mark.parametrize("raw, teams", [({}, 4), ({"players": 3}, 3), ({"players": 2}, 2), ({"partnership": True}, 2)])
 def test_teams_are_players_alone_or_two_partnerships(raw, teams):
     assert HandRules.from_dict(raw).teams == teams
 

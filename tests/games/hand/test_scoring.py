@@ -71,7 +71,12 @@ def test_out_opened_and_never_opened_three_players():
     state = play_scorer(players=3)
     assert_fields(
         last(state, "round_end"),
-        round=1, out=0, hand=False, charges=[-30, 32, 100], points=[-30, 32, 100], score=[-30, 32, 100],
+        round=1,
+        out=0,
+        hand=False,
+        charges=[-30, 32, 100],
+        points=[-30, 32, 100],
+        score=[-30, 32, 100],
     )
     assert_fields(last(state, "result"), score=[-30, 32, 100], winners=[0], reason="score")
     assert state.is_over and state.kind is None and state.to_act is None
@@ -91,7 +96,11 @@ def test_partnership_scoring():
     state = play_scorer(players=4, partnership=True)
     assert_fields(
         last(state, "round_end"),
-        out=0, hand=False, charges=[-30, 32, 0, 100], points=[-30, 132], score=[-30, 132],
+        out=0,
+        hand=False,
+        charges=[-30, 32, 0, 100],
+        points=[-30, 132],
+        score=[-30, 132],
     )
     assert_fields(last(state, "result"), score=[-30, 132], winners=[0, 2], reason="score")
     assert state.team_of(2) == 0 and state.team_of(3) == 1
@@ -222,7 +231,11 @@ def test_five_rounds_and_the_first_player_moves_on():
     assert [e["first"] for e in events_of(state, "deal")] == [0, 1, 0, 1, 0]
     assert [e["round"] for e in events_of(state, "deal")] == [1, 2, 3, 4, 5]
     assert [e["score"] for e in events_of(state, "round_end")] == [
-        [-60, 200], [140, 140], [80, 340], [280, 280], [220, 480],
+        [-60, 200],
+        [140, 140],
+        [80, 340],
+        [280, 280],
+        [220, 480],
     ]
     assert_fields(last(state, "result"), score=[220, 480], winners=[0], reason="score")
     assert state.events[-1]["type"] == "result"
@@ -356,8 +369,14 @@ def test_a_void_round_when_the_pile_has_nothing_under_its_top():
     state.apply(turn(discard="QD"))  # seat 1 needs a draw: no stock, one card in the pile
     void = events_of(state, "round_end")[-1]
     assert void == {
-        "type": "round_end", "round": 1, "void": True, "out": None, "hand": False,
-        "charges": [0, 0], "points": [0, 0], "score": [0, 0],
+        "type": "round_end",
+        "round": 1,
+        "void": True,
+        "out": None,
+        "hand": False,
+        "charges": [0, 0],
+        "points": [0, 0],
+        "score": [0, 0],
     }
     # Dealt again: the same round, the same first player, the next deck.
     redeal = events_of(state, "deal")[-1]
@@ -405,13 +424,30 @@ def test_the_record_of_a_hand_worked_round():
     assert [e["type"] for e in state.events] == ["deal"] + ["decision"] * 4 + ["round_end", "result"]
     # No TAKE was asked (nobody had a use for the discard): the draws are not in the record.
     assert decisions(state) == [
-        (0, "TURN", {"steps": [{"meld": ["2S#0", "3S#0", "4S#0", "5S#0", "6S#0", "7S#0", "8S#0", "9S#0"]},
-                               {"meld": ["QH#0", "QD#0", "QC#0"]}], "discard": "9C#0"}),
-        (1, "TURN", {"steps": [{"meld": ["5H#0", "6H#0", "7H#0", "8H#0", "9H#0", "10H#0"]},
-                               {"meld": ["3H#0", "3D#0", "3C#0"]}], "discard": "7D#0"}),
+        (
+            0,
+            "TURN",
+            {
+                "steps": [
+                    {"meld": ["2S#0", "3S#0", "4S#0", "5S#0", "6S#0", "7S#0", "8S#0", "9S#0"]},
+                    {"meld": ["QH#0", "QD#0", "QC#0"]},
+                ],
+                "discard": "9C#0",
+            },
+        ),
+        (
+            1,
+            "TURN",
+            {
+                "steps": [
+                    {"meld": ["5H#0", "6H#0", "7H#0", "8H#0", "9H#0", "10H#0"]},
+                    {"meld": ["3H#0", "3D#0", "3C#0"]},
+                ],
+                "discard": "7D#0",
+            },
+        ),
         (2, "TURN", {"steps": [], "discard": "6C#0"}),
-        (0, "TURN", {"steps": [{"add": 0, "cards": ["10S#0", "JS#0", "QS#0"], "at": "high"}],
-                     "discard": "4D#0"}),
+        (0, "TURN", {"steps": [{"add": 0, "cards": ["10S#0", "JS#0", "QS#0"], "at": "high"}], "discard": "4D#0"}),
     ]
     assert all(e["round"] == 1 for e in events_of(state, "decision"))
     assert state.events[-1] == {"type": "result", "score": [-30, 32, 100], "winners": [0], "reason": "score"}

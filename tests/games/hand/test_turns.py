@@ -170,9 +170,14 @@ def test_taking_the_discard_into_an_opening():
     assert state.table[2].cards == tuple(cards("10S#1 10H#1 10D"))
     assert decisions(state)[1:] == [
         (1, TAKE, "discard"),
-        (1, TURN, {"steps": [{"meld": ["10S#1", "10H#1", "10D#0"]},
-                             {"meld": ["6S#1", "7S#1", "8S#1", "9S#1"]}],
-                   "discard": "2D#1"}),
+        (
+            1,
+            TURN,
+            {
+                "steps": [{"meld": ["10S#1", "10H#1", "10D#0"]}, {"meld": ["6S#1", "7S#1", "8S#1", "9S#1"]}],
+                "discard": "2D#1",
+            },
+        ),
     ]
 
 
@@ -290,9 +295,7 @@ def test_swapping_before_opening_is_refused():
 
 def test_adding_once_opened_in_the_same_turn():
     state = swapper()
-    state.apply(
-        turn(meld("10S#1 10H#1 10D#1"), meld("6S#1 7S#1 8S#1 9S#1"), add(0, "4H#1", "low"), discard="AD#1")
-    )
+    state.apply(turn(meld("10S#1 10H#1 10D#1"), meld("6S#1 7S#1 8S#1 9S#1"), add(0, "4H#1", "low"), discard="AD#1"))
     assert state.table[0].cards == tuple(cards("4H#1 5H 6H JK 8H"))
     assert state.table[0].owner == 0  # the meld stays its layer's
     assert decisions(state)[-1][2]["steps"][-1] == {"add": 0, "cards": ["4H#1"], "at": "low"}

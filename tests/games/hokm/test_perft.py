@@ -100,9 +100,7 @@ def ref_legal(table: Table) -> list[str]:
         # Void: trump if holding one, unless (4 players) the partner has played
         # and is winning the trick. With 2 or 3 players there is no partner.
         partner_winning = (
-            table.players == 4
-            and len(table.trick) >= 2
-            and trick_winner(table, table.trick) == (table.to_act + 2) % 4
+            table.players == 4 and len(table.trick) >= 2 and trick_winner(table, table.trick) == (table.to_act + 2) % 4
         )
         trumps = [c for c in hand if suit(c) == table.trump]
         if trumps and not partner_winning:
@@ -120,9 +118,7 @@ def ref_play(table: Table, card: str) -> Table:
         return replace(table, hands=tuple(hands), trick=trick)
     # No round can end before 7 tricks (3 players: 9); the reference stops short of that.
     assert table.played + 1 < 7, "the reference does not score rounds"
-    return replace(
-        table, hands=tuple(hands), trick=(), leader=trick_winner(table, trick), played=table.played + 1
-    )
+    return replace(table, hands=tuple(hands), trick=(), leader=trick_winner(table, trick), played=table.played + 1)
 
 
 def ref_counts(table: Table, depth: int) -> list[int]:
@@ -139,9 +135,7 @@ def ref_counts(table: Table, depth: int) -> list[int]:
     return counts
 
 
-def ref_table(
-    deck: list[str], players: int, void_rule: str, hakem: int, prefix: list
-) -> Table:
+def ref_table(deck: list[str], players: int, void_rule: str, hakem: int, prefix: list) -> Table:
     """The position after ``prefix`` (record spelling): trump, (2 players) the two
     discards and twenty draws, then plays."""
     hands, stock = ref_deal(deck, players, hakem)

@@ -97,9 +97,7 @@ def test_four_players_round_ends_as_soon_as_a_team_has_seven_tricks():
 def test_kot_and_hakem_kot(hakem, trump, tricks, winners, points, kot):
     state = deal(rules(), hakem, SUIT_PER_SEAT, trump=trump)
     play_round_out(state)
-    assert_fields(
-        last_round_end(state), tricks=tricks, winners=winners, points=points, score=points, kot=kot
-    )
+    assert_fields(last_round_end(state), tricks=tricks, winners=winners, points=points, score=points, kot=kot)
     assert plays_in_round(state, 1) == 28
 
 
@@ -190,18 +188,14 @@ def test_three_players_round_decided_when_the_leader_cannot_be_caught():
     own_suit_tricks(state, 1)  # 8-1-1, 7 left: a rival taking all 7 would tie at 8
     assert (state.round, state.kind, state.tricks_won) == (1, "PLAY", [8, 1, 1])
     own_suit_tricks(state, 1)  # 9-1-1, 6 left: 1 + 6 = 7 < 9, decided
-    assert_fields(
-        last_round_end(state), tricks=[9, 1, 1], winners=[0], points=[1, 0, 0], kot=None
-    )
+    assert_fields(last_round_end(state), tricks=[9, 1, 1], winners=[0], points=[1, 0, 0], kot=None)
     assert plays_in_round(state, 1) == 33
 
 
 def test_three_players_kot_by_the_hakem():
     state = three_player_deal()
     own_suit_tricks(state, 7)  # the hakem (seat 0) wins the first seven tricks
-    assert_fields(
-        last_round_end(state), tricks=[7, 0, 0], winners=[0], points=[2, 0, 0], kot="kot"
-    )
+    assert_fields(last_round_end(state), tricks=[7, 0, 0], winners=[0], points=[2, 0, 0], kot="kot")
     assert plays_in_round(state, 1) == 21
 
 
@@ -209,9 +203,7 @@ def test_three_players_kot_by_another_seat():
     state = three_player_deal()
     assert diamond_trick(state, "3D 5D 4D") == 1
     own_suit_tricks(state, 6)  # seat 1 wins the first seven tricks
-    assert_fields(
-        last_round_end(state), tricks=[0, 7, 0], winners=[1], points=[0, 3, 0], kot="hakem_kot"
-    )
+    assert_fields(last_round_end(state), tricks=[0, 7, 0], winners=[1], points=[0, 3, 0], kot="hakem_kot")
 
 
 # -- bam (4 players; 2 players in test_hokm_two_players.py) ---------------------------

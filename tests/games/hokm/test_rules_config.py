@@ -76,8 +76,18 @@ def test_a_bad_value_names_the_key_the_value_and_what_is_allowed(key, value, sho
 
 
 def test_every_key_has_a_bad_value_test():
-    checked = {"players", "target_score", "kot_points", "hakem_kot_points", "void_rule",
-               "hakem_rotation", "max_redeals", "bam", "burn_visible", "removed_cards"}
+    checked = {
+        "players",
+        "target_score",
+        "kot_points",
+        "hakem_kot_points",
+        "void_rule",
+        "hakem_rotation",
+        "max_redeals",
+        "bam",
+        "burn_visible",
+        "removed_cards",
+    }
     assert set(KEYS) == checked == set(DEFAULTS)
 
 
@@ -196,8 +206,14 @@ def test_rules_from_a_toml_file(tmp_path):
         '# a short 3-player game\npreset = "three"\ntarget_score = 5\n'
         'void_rule = "must_trump"\nhakem_rotation = "every_round"\n'
     )
-    expected = {**DEFAULTS, "players": 3, "removed_cards": ["2D"], "target_score": 5,
-                "void_rule": "must_trump", "hakem_rotation": "every_round"}
+    expected = {
+        **DEFAULTS,
+        "players": 3,
+        "removed_cards": ["2D"],
+        "target_score": 5,
+        "void_rule": "must_trump",
+        "hakem_rotation": "every_round",
+    }
     assert HokmRules.from_toml(path).to_dict() == expected
     assert load_rules(path).to_dict() == expected
     assert load_rules(str(path)).to_dict() == expected
@@ -221,7 +237,7 @@ def test_a_malformed_toml_file_says_so(tmp_path):
 @pytest.mark.parametrize(
     "content, problem",
     [
-        (b"target_score = 5\nvoid_rule = \"\xff\"\n", "not UTF-8 (byte 0xff at offset 30)"),
+        (b'target_score = 5\nvoid_rule = "\xff"\n', "not UTF-8 (byte 0xff at offset 30)"),
         (b"removed_cards = " + b"[" * 5000 + b"]" * 5000 + b"\n", "nested too deeply"),
         (b"x = " + b"{a = " * 3000 + b"1" + b"}" * 3000 + b"\n", "nested too deeply"),
     ],
@@ -271,9 +287,7 @@ CLASSIC_JSON = (
     '"kot_points":2,"max_redeals":0,"players":4,"removed_cards":[],"target_score":7,'
     '"void_rule":"free"}'
 )
-THREE_JSON = CLASSIC_JSON.replace('"players":4', '"players":3').replace(
-    '"removed_cards":[]', '"removed_cards":["2D"]'
-)
+THREE_JSON = CLASSIC_JSON.replace('"players":4', '"players":3').replace('"removed_cards":[]', '"removed_cards":["2D"]')
 
 
 def test_canonical_json_is_sorted_and_compact():

@@ -105,10 +105,30 @@ def test_discarding_a_card_not_held_names_it():
 # 2S 3S 4S 5S 6S 7S 8S 9S 2H 3H 4H 5H 6H 7H 8H 9H 3D 4D ... AD 2C ... AC (41 cards).
 # Draw k turns stock cards 2k and 2k+1; the hakem makes the even draws.
 DRAW_FIVES = ["AS KS QS JS 10S", "AH KH QH JH 10H"]
-HAKEM_DRAWS = [("2S", "3S"), ("6S", "7S"), ("2H", "3H"), ("6H", "7H"), ("3D", "4D"),
-               ("7D", "8D"), ("JD", "QD"), ("2C", "3C"), ("6C", "7C"), ("10C", "JC")]
-OTHER_DRAWS = [("4S", "5S"), ("8S", "9S"), ("4H", "5H"), ("8H", "9H"), ("5D", "6D"),
-               ("9D", "10D"), ("KD", "AD"), ("4C", "5C"), ("8C", "9C"), ("QC", "KC")]
+HAKEM_DRAWS = [
+    ("2S", "3S"),
+    ("6S", "7S"),
+    ("2H", "3H"),
+    ("6H", "7H"),
+    ("3D", "4D"),
+    ("7D", "8D"),
+    ("JD", "QD"),
+    ("2C", "3C"),
+    ("6C", "7C"),
+    ("10C", "JC"),
+]
+OTHER_DRAWS = [
+    ("4S", "5S"),
+    ("8S", "9S"),
+    ("4H", "5H"),
+    ("8H", "9H"),
+    ("5D", "6D"),
+    ("9D", "10D"),
+    ("KD", "AD"),
+    ("4C", "5C"),
+    ("8C", "9C"),
+    ("QC", "KC"),
+]
 
 
 def draw_deal(**keys):
