@@ -9,7 +9,7 @@ How it plays (docs/rules.md "## Hand": never opening costs 100, so open early;
 a card left in hand costs its value, a joker 15):
 
 * **Opening:** the most valuable set of disjoint melds in the hand, found by
-  :func:`~waraq.referee.games.hand.melds.best_opening` (a branch and bound over
+  :func:`~waraq.referee.games.hand.meld_search.best_opening` (a branch and bound over
   every meld the hand holds, not a greedy pick), laid as soon as it is worth
   ``opening_points``.
 * **Once opened:** every meld the same search finds, every table joker it can
@@ -48,6 +48,7 @@ from waraq.bots.hand_turn import (
     suit,
     swaps_for,
 )
+from waraq.referee.games.hand.discard import discard_uses
 from waraq.referee.games.hand.engine import (
     DISCARD_PILE,
     STOCK,
@@ -59,7 +60,8 @@ from waraq.referee.games.hand.engine import (
     Swap,
     Turn,
 )
-from waraq.referee.games.hand.melds import best_opening, charge, discard_uses, melds_in
+from waraq.referee.games.hand.meld_search import best_opening, melds_in
+from waraq.referee.games.hand.melds import charge
 
 
 class HandHeuristicPlayer:

@@ -18,7 +18,7 @@ from typing import Any
 
 from waraq.bots.hand_turn import TurnBuilder, cards_of, ends_for, fits_at, swaps_for
 from waraq.referee.games.hand.engine import TAKE, Add, HandView, Meld, Swap
-from waraq.referee.games.hand.melds import best_opening, melds_in
+from waraq.referee.games.hand.meld_search import best_opening, melds_in
 
 # How often each kind of step is tried when it is possible.
 OPEN = 0.8

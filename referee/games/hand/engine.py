@@ -18,7 +18,7 @@ The round's first player starts with 15 cards and no draw. Every other turn
 starts with a draw, then one ``TURN`` decision:
 
 * ``TAKE`` is asked only when the top of the discard pile has a legal use
-  this turn (:func:`~waraq.referee.games.hand.melds.has_discard_use`): the seat
+  this turn (:func:`~waraq.referee.games.hand.discard.has_discard_use`): the seat
   answers ``"stock"`` or ``"discard"``. When the discard has no use (or the
   pile is empty), the referee draws the stock's top card for the seat: no
   decision is asked and no record line is written (replay derives it).
@@ -66,7 +66,7 @@ Readings (where docs/rules.md is silent)
   so far.
 * The referee offers the discard exactly when some legal turn (as
   :meth:`HandState.apply` checks it) puts it on the table
-  (:func:`~waraq.referee.games.hand.melds.has_discard_use`), including a turn that
+  (:func:`~waraq.referee.games.hand.discard.has_discard_use`), including a turn that
   first wins a table joker back by a swap (after adding a set's third suit if
   needed), then melds the discard with that joker, adds both across a gap to
   a run or, the discard itself a joker, adds it to the run just freed. Before
@@ -120,6 +120,8 @@ from typing import Any
 from waraq.referee.games import replaying
 from waraq.referee.games.cards import CardError
 from waraq.referee.games.dealers import DealError, MissingDeal
+from waraq.referee.games.hand.discard import discard_uses, has_discard_use
+from waraq.referee.games.hand.meld_search import assign, best_opening, melds_in
 from waraq.referee.games.hand.melds import (
     CARD_NAMES,
     CHARGES,
@@ -134,15 +136,10 @@ from waraq.referee.games.hand.melds import (
     Swap,
     TableMeld,
     additions,
-    assign,
-    best_opening,
     check_add,
     check_meld,
     check_swap,
-    discard_uses,
-    has_discard_use,
     meld_value,
-    melds_in,
     parse_card,
 )
 from waraq.referee.games.hand.rules import HAND_SIZE, HandRules
@@ -309,7 +306,7 @@ class HandView:
     stock_size: int
     drawn: int | None  # this seat's TURN: the card it drew from the stock
     took: int | None  # this seat's TURN: the discard it took, to be laid this turn
-    uses: tuple[tuple[Step, ...], ...]  # with ``took``: ways to lay it (hand_melds.discard_uses)
+    uses: tuple[tuple[Step, ...], ...]  # with ``took``: ways to lay it (discard.discard_uses)
     scores: tuple[int, ...]  # per seat, or per team with partners
     result: Result | None
 

@@ -28,7 +28,9 @@ import pytest
 
 from tests.support import hand_melds_reference as ref
 from tests.support.hand_setup import card, cards, deal, loose, meld, rules, turn
+from waraq.referee.games.hand.discard import discard_uses, has_discard_use
 from waraq.referee.games.hand.engine import DISCARD_PILE, STOCK, TAKE, TURN, HandState, IllegalAction, Turn
+from waraq.referee.games.hand.meld_search import best_opening
 from waraq.referee.games.hand.melds import (
     HIGH,
     LOW,
@@ -38,15 +40,12 @@ from waraq.referee.games.hand.melds import (
     MeldError,
     Swap,
     TableMeld,
-    _meld_bound,
-    best_opening,
     check_add,
     check_meld,
     check_swap,
-    discard_uses,
-    has_discard_use,
     meld_value,
 )
+from waraq.referee.games.hand.won_joker import meld_bound
 
 TWO = rules(players=2, rounds=1)
 
@@ -439,4 +438,4 @@ def test_the_quick_bound_on_an_opening_never_refutes_a_real_one():
         if seed % 2:
             deck = [c for c in deck if c % 53 == 52 or low <= c % 53 % 13 < low + 5]
         hand = rng.sample(deck, rng.randrange(3, 15))
-        assert _meld_bound(hand) >= best_opening(hand, keep=0)[0]
+        assert meld_bound(hand) >= best_opening(hand, keep=0)[0]

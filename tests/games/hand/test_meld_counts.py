@@ -18,7 +18,7 @@ import json
 import pytest
 
 from tests.support import hand_melds_reference as ref
-from waraq.referee.games.hand.melds import melds_in
+from waraq.referee.games.hand.meld_search import melds_in
 
 ROWS = json.loads(ref.DATA.read_text())
 

@@ -52,7 +52,8 @@ from waraq.referee.games.hand.engine import (
     new_match,
     replay,
 )
-from waraq.referee.games.hand.melds import TableMeld, additions, best_opening, check_add, check_meld, check_swap
+from waraq.referee.games.hand.meld_search import best_opening
+from waraq.referee.games.hand.melds import TableMeld, additions, check_add, check_meld, check_swap
 from waraq.referee.games.hand.rules import HandRules
 
 JOKER = 52
