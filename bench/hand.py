@@ -23,8 +23,9 @@ import statistics
 import time
 from collections.abc import Callable
 
+from waraq.referee.games.hand.decisions import TURN
 from waraq.referee.games.hand.discard import discard_uses, has_discard_use
-from waraq.referee.games.hand.engine import TURN, new_match
+from waraq.referee.games.hand.engine import new_match
 from waraq.referee.games.hand.meld_search import best_opening
 from waraq.referee.games.hand.melds import TableMeld, check_meld
 from waraq.referee.games.hand.rules import PRESETS

@@ -2,7 +2,7 @@
 
 A Python bot decides from the view the referee's engine made for its seat
 (:class:`~waraq.referee.games.hokm.engine.HokmView`, or Hand's
-:class:`~waraq.referee.games.hand.engine.HandView`), and the engines are a
+:class:`~waraq.referee.games.hand.view.HandView`), and the engines are a
 library bots may use. The referee's own side of the wire
 (:mod:`waraq.referee.wire`) writes questions and reads replies, with caches
 made for its hot path; this module reads questions and writes replies, and

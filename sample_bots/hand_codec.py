@@ -1,5 +1,5 @@
 """Hand's side of the bot's codec: a request with a ``hand`` view back into a
-:class:`~waraq.referee.games.hand.engine.HandView`, a TAKE or TURN choice into an ``Action``.
+:class:`~waraq.referee.games.hand.view.HandView`, a TAKE or TURN choice into an ``Action``.
 
 :mod:`waraq.bots.codec` hands Hand's requests over to this module (and imports
 it only then); it imports no other module of the bots. Cards cross the wire
@@ -13,7 +13,8 @@ from functools import lru_cache
 from typing import Any
 
 from waraq.referee.games.hand import engine as hand
-from waraq.referee.games.hand.engine import TAKE, TURN, ActionError, HandKind, HandView, Turn
+from waraq.referee.games.hand.decisions import TAKE, TURN, HandKind, Turn
+from waraq.referee.games.hand.engine import ActionError
 from waraq.referee.games.hand.melds import (
     CARD_BY_NAME,
     CARD_NAMES,
@@ -25,6 +26,7 @@ from waraq.referee.games.hand.melds import (
     parse_face,
 )
 from waraq.referee.games.hand.rules import HandRules
+from waraq.referee.games.hand.view import HandView
 from waraq.v1 import bot_pb2 as pb
 
 

@@ -1,6 +1,6 @@
 """A Hand bot that melds well: a real search for its opening, then everything it can lay.
 
-It decides from one seat's :class:`~waraq.referee.games.hand.engine.HandView` alone, as a
+It decides from one seat's :class:`~waraq.referee.games.hand.view.HandView` alone, as a
 bot over the wire does, and keeps nothing between calls. It builds each turn
 on a :class:`~waraq.bots.hand_turn.TurnBuilder`, which refuses what the
 referee would refuse (it asks the engine), so its turns are always legal.
@@ -48,20 +48,13 @@ from waraq.bots.hand_turn import (
     suit,
     swaps_for,
 )
+from waraq.referee.games.hand.decisions import DISCARD_PILE, STOCK, TAKE, Turn
 from waraq.referee.games.hand.discard import discard_uses
-from waraq.referee.games.hand.engine import (
-    DISCARD_PILE,
-    STOCK,
-    TAKE,
-    Add,
-    HandView,
-    IllegalAction,
-    PartialTurn,
-    Swap,
-    Turn,
-)
+from waraq.referee.games.hand.engine import IllegalAction
 from waraq.referee.games.hand.meld_search import best_opening, melds_in
-from waraq.referee.games.hand.melds import charge
+from waraq.referee.games.hand.melds import Add, Swap, charge
+from waraq.referee.games.hand.turn import PartialTurn
+from waraq.referee.games.hand.view import HandView
 
 
 class HandHeuristicPlayer:

@@ -17,8 +17,10 @@ import random
 from typing import Any
 
 from waraq.bots.hand_turn import TurnBuilder, cards_of, ends_for, fits_at, swaps_for
-from waraq.referee.games.hand.engine import TAKE, Add, HandView, Meld, Swap
+from waraq.referee.games.hand.decisions import TAKE
 from waraq.referee.games.hand.meld_search import best_opening, melds_in
+from waraq.referee.games.hand.melds import Add, Meld, Swap
+from waraq.referee.games.hand.view import HandView
 
 # How often each kind of step is tried when it is possible.
 OPEN = 0.8

@@ -2,7 +2,7 @@
 
 A TURN has no list of legal actions (there are far too many): the referee
 checks the whole turn, and the rules it checks have one owner, the engine's
-:class:`~waraq.referee.games.hand.engine.PartialTurn` (docs/rules.md "## Hand").
+:class:`~waraq.referee.games.hand.turn.PartialTurn` (docs/rules.md "## Hand").
 A bot builds its turn on one, from what its view shows, and is refused each
 step the referee would refuse, for the referee's reason. :class:`TurnBuilder`
 adds what a search wants on top, none of it law: several steps at once or
@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from waraq.referee.games.hand.engine import HandView, IllegalAction, PartialTurn, Turn
+from waraq.referee.games.hand.decisions import Turn
+from waraq.referee.games.hand.engine import IllegalAction
 from waraq.referee.games.hand.melds import (
     ACE,
     FACES,
@@ -33,6 +34,8 @@ from waraq.referee.games.hand.melds import (
     check_add,
     check_swap,
 )
+from waraq.referee.games.hand.turn import PartialTurn
+from waraq.referee.games.hand.view import HandView
 
 
 def face(card: int) -> int:

@@ -5,7 +5,7 @@
     python -m waraq.bots.server search --ms 50 --port 0   # the search bot at 50 ms a decision
 
 A player is a callable taking a view (:class:`~waraq.referee.games.hokm.engine.HokmView`
-or :class:`~waraq.referee.games.hand.engine.HandView`) and returning one of its legal
+or :class:`~waraq.referee.games.hand.view.HandView`) and returning one of its legal
 actions; a new player is made for each match and seat, for the match's game
 (``MatchStart.game``), so one process serves any number of concurrent matches
 of either game. If the player object has a ``note`` attribute after deciding,

@@ -32,11 +32,16 @@ from rich.padding import Padding
 from rich.text import Text
 
 from waraq.referee.games.cards import RANKS, SUITS
-from waraq.referee.games.hand.engine import DISCARD_PILE, TAKE, TURN, Add, Meld, Swap, TableMeld, deal_order
+from waraq.referee.games.hand.dealing import deal_order
+from waraq.referee.games.hand.decisions import DISCARD_PILE, TAKE, TURN
 from waraq.referee.games.hand.melds import (
     FACE_NAMES,
     FACES,
     JOKER,
+    Add,
+    Meld,
+    Swap,
+    TableMeld,
     check_add,
     check_meld,
     check_swap,
@@ -476,7 +481,7 @@ def step_screen(replay: Replay, step: Step, seat: int | None) -> HandStepScreen:
 
 def action_text(kind: str, action: Any) -> Text:
     """An action in its record spelling (a turn is too rich for one line: the step screen says it)."""
-    from waraq.referee.games.hand import engine  # the spelling's one owner
+    from waraq.referee.games.hand import decisions  # the spelling's one owner
 
-    spelled = engine.action_to_json(kind, action)
+    spelled = decisions.action_to_json(kind, action)
     return Text(spelled if isinstance(spelled, str) else json.dumps(spelled, separators=(",", ":")))

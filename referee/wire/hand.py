@@ -13,8 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from waraq.referee.games.hand import engine as hand
-from waraq.referee.games.hand.engine import TAKE, TURN, ActionError, HandView, Turn
+from waraq.referee.games.hand.decisions import TAKE, TURN, Turn
+from waraq.referee.games.hand.engine import ActionError
 from waraq.referee.games.hand.melds import CARD_NAMES, FACE_NAMES, Add, Meld
+from waraq.referee.games.hand.view import HandView
 from waraq.referee.wire.common import fill_header
 from waraq.v1 import bot_pb2 as pb
 

@@ -17,6 +17,7 @@ import pytest
 from tests.support.hokm_setup import rules as hokm_rules
 from waraq.referee.games.cards import parse_card, parse_suit
 from waraq.referee.games.hand import engine as hand
+from waraq.referee.games.hand.decisions import TURN, Turn
 from waraq.referee.games.hand.rules import PRESETS as HAND_PRESETS
 from waraq.referee.games.hokm import engine as hokm
 from waraq.referee.records.record_file import encode_line
@@ -85,7 +86,7 @@ def test_hand_reads_every_kinds_action_the_same_from_a_copied_kind():
     turn = {"steps": [{"meld": ["7H#0", "8H#0", "9H#1"]}], "discard": "KD#1"}
     assert hand.action_from_json(copy_of("TAKE"), "discard") == "discard"
     parsed = hand.action_from_json(copy_of("TURN"), turn)
-    assert parsed == hand.action_from_json(hand.TURN, turn) and type(parsed) is hand.Turn
+    assert parsed == hand.action_from_json(TURN, turn) and type(parsed) is Turn
     assert hand.action_to_json(copy_of("TURN"), parsed) == turn
     assert hand.action_to_json(copy_of("TAKE"), "stock") == "stock"
 

@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from waraq.referee.games.cards import RANKS, SUITS
-from waraq.referee.games.hand.engine import Add, HandState, Meld, new_match
-from waraq.referee.games.hand.melds import TableMeld, check_add, check_meld, check_swap
+from waraq.referee.games.hand.engine import HandState, new_match
+from waraq.referee.games.hand.melds import Add, Meld, TableMeld, check_add, check_meld, check_swap
 from waraq.referee.games.hand.rules import HandRules
 
 HERE = Path(__file__).parent

@@ -31,7 +31,8 @@ from tests.support.messages import numbers, string_lists
 from waraq.bots import codec
 from waraq.bots.server import start_server
 from waraq.referee.games.cards import CardError
-from waraq.referee.games.hand.engine import STOCK, TAKE, TURN, Turn, new_match
+from waraq.referee.games.hand.decisions import STOCK, TAKE, TURN, Turn
+from waraq.referee.games.hand.engine import new_match
 from waraq.referee.games.hand.melds import CARD_NAMES, parse_card
 from waraq.referee.games.hand.rules import PRESETS, HandRules
 from waraq.referee.launch.bots import BotSpec

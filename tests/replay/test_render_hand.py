@@ -30,18 +30,10 @@ import random
 import pytest
 
 from tests.support.replay_records import render, waraq, write_played
-from waraq.referee.games.hand.engine import (
-    DISCARD_PILE,
-    Add,
-    FixedHandDealer,
-    HandState,
-    Meld,
-    SeededHandDealer,
-    Swap,
-    Turn,
-    stack_deck,
-)
-from waraq.referee.games.hand.melds import parse_card
+from waraq.referee.games.hand.dealing import FixedHandDealer, SeededHandDealer, stack_deck
+from waraq.referee.games.hand.decisions import DISCARD_PILE, Turn
+from waraq.referee.games.hand.engine import HandState
+from waraq.referee.games.hand.melds import Add, Meld, Swap, parse_card
 from waraq.referee.games.hand.rules import HandRules
 from waraq.referee.records.record_file import FORMAT, RecordWriter
 from waraq.referee.replay.render_hand import HandMatchText, HandStepScreen

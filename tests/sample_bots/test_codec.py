@@ -22,7 +22,7 @@ from tests.support.hokm_strategies import SEEDS, hokm_rules, random_matches
 from waraq.bots import codec
 from waraq.bots.hand_random import HandRandomPlayer
 from waraq.bots.hokm_random import RandomPlayer
-from waraq.referee.games.hand.engine import TURN, HandKind
+from waraq.referee.games.hand.decisions import TURN, HandKind
 from waraq.referee.games.hand.engine import new_match as new_hand_match
 from waraq.referee.games.hand.rules import HandRules
 from waraq.referee.games.hokm.engine import ActionError, HokmKind, new_match

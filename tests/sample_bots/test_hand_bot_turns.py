@@ -25,17 +25,10 @@ from tests.support.servers import match_against_servers
 from waraq.bots.hand_heuristic import HandHeuristicPlayer
 from waraq.bots.hand_random import HandRandomPlayer
 from waraq.bots.hand_turn import TurnBuilder
-from waraq.referee.games.hand.engine import (
-    DISCARD_PILE,
-    TAKE,
-    TURN,
-    FixedHandDealer,
-    HandState,
-    Turn,
-    check_turn,
-    new_match,
-    stack_deck,
-)
+from waraq.referee.games.hand.dealing import FixedHandDealer, stack_deck
+from waraq.referee.games.hand.decisions import DISCARD_PILE, TAKE, TURN, Turn
+from waraq.referee.games.hand.engine import HandState, new_match
+from waraq.referee.games.hand.turn import check_turn
 from waraq.referee.match.inprocess import play_match
 from waraq.referee.records.record_file import read_record
 from waraq.referee.run.runner import match_id

@@ -26,7 +26,10 @@ from waraq.bots.hand_random import HandRandomPlayer
 from waraq.bots.hand_turn import TurnBuilder
 from waraq.bots.server import PlayerBot, builtin_players, start_server
 from waraq.referee.games.hand import engine as hand
-from waraq.referee.games.hand.engine import DISCARD_PILE, STOCK, TAKE, TURN, Add, HandView, Meld, Swap, TableMeld
+from waraq.referee.games.hand.decisions import DISCARD_PILE, STOCK, TAKE, TURN, Turn
+from waraq.referee.games.hand.melds import Add, Meld, Swap, TableMeld
+from waraq.referee.games.hand.turn import PartialTurn
+from waraq.referee.games.hand.view import HandView
 from waraq.referee.match.inprocess import play_match
 from waraq.referee.records.record_file import read_record
 from waraq.v1 import bot_pb2 as pb
@@ -49,7 +52,7 @@ def laid(action) -> list[list[str]]:
 
 def builder(hand_text: str, table: list[TableMeld], opened: bool = True) -> TurnBuilder:
     """A turn of seat 1 with ``hand_text``, the table ``table`` (seat 0's melds)."""
-    return TurnBuilder(hand.PartialTurn(1, cards(hand_text), table, opened, 51))
+    return TurnBuilder(PartialTurn(1, cards(hand_text), table, opened, 51))
 
 
 def run(text: str, joker_as: str | None = None) -> TableMeld:
@@ -117,7 +120,7 @@ def test_takes_the_discard_that_makes_its_opening_and_lays_it():
     # (AS and 2S are near through the low ace, 9D and JD two apart).
     seat1 = "KH#1 KD#1 KC#1 5C#1 6C#1 7C#1 2S#1 6S#1 3H#1 QH#1 4D#1 9D#1 AS#1 JD#1"
     state = deal(TWO, 0, [loose(0) + " 8C", seat1])
-    state.apply(hand.Turn((), card("8C")))
+    state.apply(Turn((), card("8C")))
     assert (state.kind, state.to_act) == (TAKE, 1)
     assert HandHeuristicPlayer(0)(state.view(1)) == DISCARD_PILE
     state.apply(DISCARD_PILE)

@@ -30,7 +30,9 @@ from tests.support import ROOT
 from tests.support.servers import assert_clean_end
 from waraq.referee.games.cards import CARD_NAMES
 from waraq.referee.games.hand import engine as hand
+from waraq.referee.games.hand.melds import Add
 from waraq.referee.games.hand.rules import HandRules
+from waraq.referee.games.hand.view import HandView
 from waraq.referee.games.hokm import engine as hokm
 from waraq.referee.games.hokm.engine import HokmView, dealer_from_events, winning_index
 from waraq.referee.games.hokm.rules import HokmRules
@@ -319,7 +321,7 @@ def _near(a: int, b: int) -> bool:
     return fa // 13 == fb // 13 and any(abs(p - q) <= 2 for p in places(fa) for q in places(fb))
 
 
-def _js_hand_questions(played: Played) -> Iterator[tuple[hand.HandView, Any, hand.HandState, int]]:
+def _js_hand_questions(played: Played) -> Iterator[tuple[HandView, Any, hand.HandState, int]]:
     """(view, action, the state after it, deals before it) for each JS decision, by replaying the record."""
     state = hand.HandState(played.rules, hand.dealer_from_events(played.rules, played.events))
     for event in played.decisions():
@@ -344,7 +346,7 @@ def test_js_hand_turns_follow_the_readme_strategy(hand_played: Played) -> None:
             steps = steps[len(view.uses[0]) :]
         # 4. Never a bare joker added to a table meld by the bot's own choice.
         for step in steps:
-            if isinstance(step, hand.Add):
+            if isinstance(step, Add):
                 assert all(c % 53 != HAND_JOKER for c in step.cards), where
         # 5. The costliest loose card, else the costliest that is not a joker.
         if sum(1 for e in after.events if e["type"] == "deal") != deals:

@@ -19,16 +19,10 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from waraq.referee.games.cards import CARD_BY_NAME, CARD_NAMES
-from waraq.referee.games.hand.engine import (
-    Add,
-    FixedHandDealer,
-    HandState,
-    Meld,
-    SeededHandDealer,
-    Swap,
-    Turn,
-    stack_deck,
-)
+from waraq.referee.games.hand.dealing import FixedHandDealer, SeededHandDealer, stack_deck
+from waraq.referee.games.hand.decisions import Turn
+from waraq.referee.games.hand.engine import HandState
+from waraq.referee.games.hand.melds import Add, Meld, Swap
 from waraq.referee.games.hand.rules import HandRules
 
 JOKER = 52

@@ -19,19 +19,11 @@ from dataclasses import replace
 import pytest
 
 from waraq.bots import codec
-from waraq.referee.games.hand.engine import (
-    TAKE,
-    TURN,
-    ActionError,
-    Add,
-    HandView,
-    Meld,
-    Swap,
-    TableMeld,
-    Turn,
-    new_match,
-)
+from waraq.referee.games.hand.decisions import TAKE, TURN, Turn
+from waraq.referee.games.hand.engine import ActionError, new_match
+from waraq.referee.games.hand.melds import Add, Meld, Swap, TableMeld
 from waraq.referee.games.hand.rules import PRESETS
+from waraq.referee.games.hand.view import HandView
 from waraq.referee.wire import codec as wire
 from waraq.v1 import bot_pb2 as pb
 

@@ -11,6 +11,7 @@ import pytest
 
 from waraq.referee.games.cards import parse_card, parse_suit
 from waraq.referee.games.hand import engine as hand
+from waraq.referee.games.hand.decisions import TAKE, TURN
 from waraq.referee.games.hokm import engine as hokm
 from waraq.referee.wire import hand as wire_hand
 from waraq.referee.wire import hokm as wire_hokm
@@ -24,8 +25,8 @@ CASES = [
     (wire_hokm, hokm.DRAW, "keep", "draw"),
     (wire_hokm, hokm.REDEAL, True, "answer"),
     (wire_hokm, hokm.BAM, False, "answer"),
-    (wire_hand, hand.TAKE, "discard", "take"),
-    (wire_hand, hand.TURN, hand.action_from_json(hand.TURN, {"steps": [], "discard": "5C#1"}), "turn"),
+    (wire_hand, TAKE, "discard", "take"),
+    (wire_hand, TURN, hand.action_from_json(TURN, {"steps": [], "discard": "5C#1"}), "turn"),
 ]
 
 

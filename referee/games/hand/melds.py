@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import final
+from typing import Any, final
 
 from waraq.referee.games.cards import CARD_NAMES as FACE_CARD_NAMES
 from waraq.referee.games.cards import SUIT_NAMES, CardError
@@ -45,6 +45,7 @@ JOKER_MAX = 11  # the most a joker is worth in a meld: standing for an ace
 
 FACE_NAMES = (*FACE_CARD_NAMES, "JK")
 CARD_NAMES = tuple(f"{FACE_NAMES[card % FACES]}#{card // FACES}" for card in range(FACES * COPIES))
+CARDS = len(CARD_NAMES)  # every card of the two decks, the jokers included
 CARD_BY_NAME = {name: card for card, name in enumerate(CARD_NAMES)}
 FACE_BY_NAME = {name: face for face, name in enumerate(FACE_NAMES)}
 
@@ -96,6 +97,13 @@ def parse_face(name: object) -> int:
 def names(cards: Iterable[int]) -> list[str]:
     """Cards as a list of names, for messages: ``['7H#0', 'JK#1']``."""
     return [CARD_NAMES[c] for c in cards]
+
+
+def shown(cards: Any) -> Any:
+    """Cards by name where they are cards; anything else as it came (for messages)."""
+    if isinstance(cards, (tuple, list)):
+        return [CARD_NAMES[c] if type(c) is int and 0 <= c < CARDS else c for c in cards]
+    return cards
 
 
 def charge(card: int) -> int:

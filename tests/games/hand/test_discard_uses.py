@@ -28,8 +28,9 @@ import pytest
 
 from tests.support import hand_melds_reference as ref
 from tests.support.hand_setup import card, cards, deal, loose, meld, rules, turn
+from waraq.referee.games.hand.decisions import DISCARD_PILE, STOCK, TAKE, TURN, Turn
 from waraq.referee.games.hand.discard import discard_uses, has_discard_use
-from waraq.referee.games.hand.engine import DISCARD_PILE, STOCK, TAKE, TURN, HandState, IllegalAction, Turn
+from waraq.referee.games.hand.engine import HandState, IllegalAction
 from waraq.referee.games.hand.meld_search import best_opening
 from waraq.referee.games.hand.melds import (
     HIGH,

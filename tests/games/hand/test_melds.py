@@ -16,9 +16,18 @@ from tests.support import hand_melds_reference as ref
 from tests.support.hand_setup import card, cards
 from tests.support.hand_setup import charge as charge_by_rules
 from waraq.referee.games.hand.discard import discard_uses, has_discard_use
-from waraq.referee.games.hand.engine import Add, Meld, Swap, TableMeld
 from waraq.referee.games.hand.meld_search import best_opening
-from waraq.referee.games.hand.melds import MeldError, charge, check_add, check_meld, meld_value
+from waraq.referee.games.hand.melds import (
+    Add,
+    Meld,
+    MeldError,
+    Swap,
+    TableMeld,
+    charge,
+    check_add,
+    check_meld,
+    meld_value,
+)
 
 
 def face(name: str) -> int:

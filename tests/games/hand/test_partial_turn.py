@@ -14,16 +14,10 @@ from __future__ import annotations
 import pytest
 
 from tests.support.hand_setup import add, card, cards, deal, loose, meld, names, rules, swap, turn
-from waraq.referee.games.hand.engine import (
-    DISCARD_PILE,
-    TAKE,
-    TURN,
-    IllegalAction,
-    PartialTurn,
-    TableMeld,
-    Turn,
-    check_turn,
-)
+from waraq.referee.games.hand.decisions import DISCARD_PILE, TAKE, TURN, Turn
+from waraq.referee.games.hand.engine import IllegalAction
+from waraq.referee.games.hand.melds import TableMeld
+from waraq.referee.games.hand.turn import PartialTurn, check_turn
 
 TWO = rules(players=2, rounds=1)
 

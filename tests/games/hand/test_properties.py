@@ -37,23 +37,10 @@ from hypothesis import settings
 from tests.support import hand_melds_reference as ref
 from tests.support.conformance import Adapter, Witness, check_match, check_matches
 from tests.support.hand_setup import charge, name
-from waraq.referee.games.hand.engine import (
-    DISCARD_PILE,
-    STOCK,
-    TAKE,
-    TURN,
-    Add,
-    HandState,
-    IllegalAction,
-    Meld,
-    Swap,
-    Turn,
-    iter_replay,
-    new_match,
-    replay,
-)
+from waraq.referee.games.hand.decisions import DISCARD_PILE, STOCK, TAKE, TURN, Turn
+from waraq.referee.games.hand.engine import HandState, IllegalAction, iter_replay, new_match, replay
 from waraq.referee.games.hand.meld_search import best_opening
-from waraq.referee.games.hand.melds import TableMeld, additions, check_add, check_meld, check_swap
+from waraq.referee.games.hand.melds import Add, Meld, Swap, TableMeld, additions, check_add, check_meld, check_swap
 from waraq.referee.games.hand.rules import HandRules
 
 JOKER = 52

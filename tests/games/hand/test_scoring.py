@@ -33,7 +33,8 @@ from tests.support.hand_setup import (
     swap,
     turn,
 )
-from waraq.referee.games.hand.engine import STOCK, TAKE, TURN, ReplayError, new_match, replay
+from waraq.referee.games.hand.decisions import STOCK, TAKE, TURN
+from waraq.referee.games.hand.engine import ReplayError, new_match, replay
 
 # -- a round with every kind of charge ---------------------------------------------------
 #

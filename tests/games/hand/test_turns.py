@@ -13,17 +13,8 @@ from __future__ import annotations
 import pytest
 
 from tests.support.hand_setup import add, card, cards, deal, decisions, hand, loose, meld, rules, snapshot, swap, turn
-from waraq.referee.games.hand.engine import (
-    DISCARD_PILE,
-    STOCK,
-    TAKE,
-    TURN,
-    ActionError,
-    IllegalAction,
-    Turn,
-    action_from_json,
-    action_to_json,
-)
+from waraq.referee.games.hand.decisions import DISCARD_PILE, STOCK, TAKE, TURN, Turn
+from waraq.referee.games.hand.engine import ActionError, IllegalAction, action_from_json, action_to_json
 
 TWO = rules(players=2, rounds=1)
 

@@ -10,7 +10,9 @@ import json
 import re
 
 from tests.support.hand_setup import card, cards, deal, hand, meld, name, rules, turn
-from waraq.referee.games.hand.engine import DISCARD_PILE, STOCK, TAKE, TURN, HandView, Meld, Turn
+from waraq.referee.games.hand.decisions import DISCARD_PILE, STOCK, TAKE, TURN, Turn
+from waraq.referee.games.hand.melds import Meld
+from waraq.referee.games.hand.view import HandView
 
 # Seat 0 opens with A 2 3 of hearts and 5-9 of clubs (51) and discards 10D. Seat 1
 # has not opened; 10S 10H with the 10D (30) and 6-9 of spades (30) open it. Seat 2
