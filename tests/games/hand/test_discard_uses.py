@@ -244,9 +244,7 @@ def test_an_unopened_seat_opens_then_wins_the_joker_for_the_discard(table, winne
         assert any(card("4C") in m.cards and card("JK") in m.cards for m in after.table)
 
 
-@pytest.mark.parametrize(
-    "table, winner, instead", [(RUN_TABLE, "7H#1", "5H#1"), (TWO_REAL, "KD#1 KC#1", "5H#1 9H#1")]
-)
+@pytest.mark.parametrize("table, winner, instead", [(RUN_TABLE, "7H#1", "5H#1"), (TWO_REAL, "KD#1 KC#1", "5H#1 9H#1")])
 def test_an_unopened_seat_cannot_count_the_discard_or_the_joker_toward_the_swap(table, winner, instead):
     # 2D 3D 4D (9) for the jacks: the queens make 49 at most without the 4C; 3C 4C JK
     # would bring the melds to 58 or more, but the joker is won only after the opening.

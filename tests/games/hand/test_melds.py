@@ -175,8 +175,18 @@ def test_meld_values(text, value):
 
 @pytest.mark.parametrize(
     "name, value",
-    [("AS", 11), ("AH#1", 11), ("KD", 10), ("QC#1", 10), ("JS", 10), ("10H", 10), ("9D", 9),
-     ("2C", 2), ("JK", 15), ("JK#1", 15)],
+    [
+        ("AS", 11),
+        ("AH#1", 11),
+        ("KD", 10),
+        ("QC#1", 10),
+        ("JS", 10),
+        ("10H", 10),
+        ("9D", 9),
+        ("2C", 2),
+        ("JK", 15),
+        ("JK#1", 15),
+    ],
 )
 def test_charges_in_hand(name, value):
     assert charge(card(name)) == value == charge_by_rules(card(name))
@@ -226,12 +236,8 @@ def test_refused_additions_to_a_run(meld, text, at):
 
 
 def test_adding_to_a_set():
-    assert sorted(cards_after(check_add(a_set("7S 7H 7D"), (card("7C#1"),), None))) == sorted(
-        cards("7S 7H 7D 7C#1")
-    )
-    assert sorted(cards_after(check_add(a_set("7S 7H 7D"), (card("JK"),), None))) == sorted(
-        cards("7S 7H 7D JK")
-    )
+    assert sorted(cards_after(check_add(a_set("7S 7H 7D"), (card("7C#1"),), None))) == sorted(cards("7S 7H 7D 7C#1"))
+    assert sorted(cards_after(check_add(a_set("7S 7H 7D"), (card("JK"),), None))) == sorted(cards("7S 7H 7D JK"))
     for text, at in [("7H#1", None), ("7C", "high"), ("8C", None), ("JK", None), ("7C 7C#1", None)]:
         with pytest.raises(MeldError):
             meld = a_set("7S 7H JK") if text == "JK" else a_set("7S 7H 7D")

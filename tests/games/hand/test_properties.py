@@ -304,8 +304,14 @@ class HandWitness(Witness):
             # Only when the stock is empty and the pile has nothing under its top.
             assert self.need_draw and not self.stock and len(self.pile) <= 1
             assert event == {
-                "type": "round_end", "round": self.round, "void": True, "out": None, "hand": False,
-                "charges": [0] * self.n, "points": [0] * self.teams, "score": self.scores,
+                "type": "round_end",
+                "round": self.round,
+                "void": True,
+                "out": None,
+                "hand": False,
+                "charges": [0] * self.n,
+                "points": [0] * self.teams,
+                "score": self.scores,
             }
             self.last_void = True
             self.voids += 1
