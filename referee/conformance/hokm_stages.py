@@ -9,8 +9,8 @@ from waraq.referee.conformance.stages import Stage
 from waraq.referee.games import registry
 from waraq.referee.games.cards import CARD_BY_NAME, suit_of
 from waraq.referee.games.dealers import FixedDealer, SeededDealer
+from waraq.referee.games.hokm.dealing import stack_deck
 from waraq.referee.games.hokm.engine import new_match as new_hokm_match
-from waraq.referee.games.hokm.engine import stack_deck
 from waraq.referee.match.seats import Player
 
 PLAYERS = (4, 3, 2)  # what the referee seats, in the order checked

@@ -68,7 +68,7 @@ class SeatDealer(SeededDealer):
     another seat gives every hand to another player, and a board's rooms share almost no
     luck after the first round (measured: ρ ≈ 0 between rooms over a match to 7). With this
     dealer the engine lays each deck out so that each seat receives what it would if seat 0
-    dealt (:func:`waraq.referee.games.hokm.engine.by_seat`): round k's hands belong to the
+    dealt (:func:`waraq.referee.games.hokm.dealing.by_seat`): round k's hands belong to the
     seats, in every room, whoever is hakem. Each deck is still a fair shuffle: a fixed
     rearrangement of a uniform one, chosen before any card of it is seen. The record holds
     every deck as dealt, so a replay deals it as it lies (a FixedDealer).

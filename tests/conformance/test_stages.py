@@ -19,7 +19,8 @@ from waraq.referee.conformance.situations import Situation, situations
 from waraq.referee.games import registry
 from waraq.referee.games.cards import JACK, parse_card
 from waraq.referee.games.dealers import FixedDealer
-from waraq.referee.games.hokm.engine import HokmState, stack_deck
+from waraq.referee.games.hokm.dealing import stack_deck
+from waraq.referee.games.hokm.engine import HokmState
 from waraq.referee.wire import codec as wire
 from waraq.v1 import bot_pb2 as pb
 

@@ -29,7 +29,7 @@ from waraq.ladder.play.bots import reap
 from waraq.ladder.play.ledger import Target
 from waraq.ladder.play.scheduler import RunState, run
 from waraq.ladder.storage.store import Store
-from waraq.referee.games.hokm.engine import deal_order
+from waraq.referee.games.hokm.dealing import deal_order
 from waraq.referee.games.hokm.rules import PRESETS
 from waraq.referee.records.record_file import read_record
 

@@ -14,7 +14,8 @@ from typing import Any
 
 from waraq.referee.games.cards import CARD_NAMES, RANKS, SUITS, parse_card
 from waraq.referee.games.dealers import FixedDealer, ace_draw_for
-from waraq.referee.games.hokm.engine import HokmState, stack_deck
+from waraq.referee.games.hokm.dealing import stack_deck
+from waraq.referee.games.hokm.engine import HokmState
 from waraq.referee.games.hokm.rules import HokmRules
 
 Cards = str | Sequence[int]

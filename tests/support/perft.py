@@ -31,7 +31,8 @@ from typing import Any
 from tests.support import DATA
 from waraq.referee.games.cards import CARD_NAMES, parse_card
 from waraq.referee.games.dealers import FixedDealer, ace_draw_for
-from waraq.referee.games.hokm.engine import HokmState, action_from_json, stack_deck
+from waraq.referee.games.hokm.dealing import stack_deck
+from waraq.referee.games.hokm.engine import HokmState, action_from_json
 from waraq.referee.games.hokm.rules import HokmRules
 
 DATA = DATA / "hokm_perft.json"

@@ -42,7 +42,8 @@ from waraq.bots.hokm_random import RandomPlayer
 from waraq.bots.server import PlayerBot, builtin_players, start_server
 from waraq.referee.games.cards import CARD_NAMES
 from waraq.referee.games.dealers import FixedDealer, ace_draw_for
-from waraq.referee.games.hokm.engine import HokmState, HokmView, stack_deck
+from waraq.referee.games.hokm.dealing import stack_deck
+from waraq.referee.games.hokm.engine import HokmState, HokmView
 from waraq.referee.games.hokm.rules import PRESETS, HokmRules
 from waraq.referee.launch.bots import BotSpec
 from waraq.referee.match.faults import Fault, FaultCode

@@ -32,7 +32,6 @@ around their checks, make a match that never ends.
 
 from __future__ import annotations
 
-import functools
 from bisect import bisect_left, insort
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -44,6 +43,7 @@ from typing import Any, NamedTuple
 from waraq.referee.games import replaying
 from waraq.referee.games.cards import CARD_NAMES, JACK, SUIT_NAMES, SUITS, CardError, names, parse_card, parse_suit
 from waraq.referee.games.dealers import FixedDealer, SeededDealer
+from waraq.referee.games.hokm.dealing import PACKET_FIRST, PACKET_REST, by_seat
 from waraq.referee.games.hokm.rules import HokmRules
 from waraq.referee.games.replaying import ReplayError
 from waraq.referee.games.results import Result, ResultReason
@@ -87,8 +87,6 @@ _BOOLS = (False, True)
 _DRAWS = (KEEP, PASS)
 # Decisions whose legal actions never depend on the cards.
 _FIXED_LEGAL = {TRUMP: _SUITS, DRAW: _DRAWS, REDEAL: _BOOLS, BAM: _BOOLS, None: ()}
-PACKET_FIRST = 5  # the hakem names trump having seen this many cards
-PACKET_REST = 4
 DISCARDS = 2  # 2 players: cards each seat lays aside after trump
 MAX_ROUNDS = 1000  # rounds before a match is aborted: above any valid match's 298 (see the docstring)
 # The seats in play order from each leader, by player count: who played each card of a trick.
@@ -764,70 +762,6 @@ class HokmState(LoggedState):
 def new_match(rules: HokmRules, seed: int | str, dealer: SeededDealer | FixedDealer | None = None) -> HokmState:
     """A match whose every shuffle follows from ``seed``, or that ``dealer`` deals (a staged deal)."""
     return HokmState(rules, dealer or SeededDealer(seed))
-
-
-def deal_order(rules: HokmRules, hakem: int) -> list[int | None]:
-    """Who receives each card of a deck, by position: a seat, or None for the stock.
-
-    The first five go to the hakem, the next five to the next seat, and so on;
-    then packets of four from the hakem again (3 and 4 players). With 2
-    players everything after the first two packets is the stock.
-    """
-    return _deal_order(rules.players, len(rules.deck), hakem)
-
-
-def _deal_order(n: int, cards: int, hakem: int) -> list[int | None]:
-    order: list[int | None] = [(hakem + j) % n for j in range(n) for _ in range(PACKET_FIRST)]
-    if n == 2:
-        return order + [None] * (cards - len(order))
-    while len(order) < cards:
-        order += [(hakem + j) % n for j in range(n) for _ in range(PACKET_REST)]
-    return order
-
-
-def by_seat(rules: HokmRules, deck: Sequence[int], hakem: int) -> list[int]:
-    """``deck`` laid out so that dealt by ``hakem`` every seat gets the cards, in the order, that
-    it gets when seat 0 deals ``deck`` (the stock, 2 players, stays as it lies)."""
-    if hakem == 0:
-        return list(deck)
-    return [deck[i] for i in _by_seat_positions(rules.players, len(deck), hakem)]
-
-
-@functools.cache
-def _by_seat_positions(players: int, cards: int, hakem: int) -> tuple[int, ...]:
-    """For each position of a deck dealt by ``hakem``, the position that seat 0's deal gives the same seat."""
-    base, mine = _deal_order(players, cards, 0), _deal_order(players, cards, hakem)
-    where: dict[int | None, list[int]] = {}
-    for position, seat in enumerate(base):
-        where.setdefault(seat, []).append(position)
-    taken = {seat: iter(positions) for seat, positions in where.items()}
-    return tuple(next(taken[seat]) for seat in mine)
-
-
-def stack_deck(
-    rules: HokmRules,
-    hakem: int,
-    hands: Sequence[Sequence[int | str]],
-    stock: Sequence[int | str] = (),
-) -> list[int]:
-    """The deck that deals ``hands[seat]`` to each seat, in the order given.
-
-    For hand-worked deals: a seat's first five cards are its first packet. With
-    2 players give five cards a seat and, optionally, the stock from its top;
-    stock cards not given follow in card order.
-    """
-    wanted = [[c if isinstance(c, int) else parse_card(c) for c in hand] for hand in hands]
-    top = [c if isinstance(c, int) else parse_card(c) for c in stock]
-    order = deal_order(rules, hakem)
-    for seat, hand in enumerate(wanted):
-        if len(hand) != order.count(seat):
-            raise ValueError(f"seat {seat} is dealt {order.count(seat)} cards, {len(hand)} given")
-    given = [c for hand in wanted for c in hand] + top
-    if len(set(given)) != len(given) or not set(given) <= set(rules.deck):
-        raise ValueError("a card is given twice or is not in the deck in play")
-    rest = iter(top + [c for c in rules.deck if c not in set(given)])
-    packets = [iter(hand) for hand in wanted]
-    return [next(packets[seat]) if seat is not None else next(rest) for seat in order]
 
 
 def action_to_json(kind: str, action: Any) -> Any:

@@ -264,7 +264,7 @@ def test_a_redeal_answer_must_be_a_bool(bad):
 @pytest.mark.parametrize("players", [4, 3, 2])
 def test_a_deck_laid_out_by_seat_deals_each_seat_what_seat_0_dealing_would(players):
     from waraq.referee.games.dealers import SeededDealer
-    from waraq.referee.games.hokm.engine import by_seat, deal_order
+    from waraq.referee.games.hokm.dealing import by_seat, deal_order
 
     table = PLAYERS[players]
 
@@ -284,7 +284,7 @@ def test_a_deck_laid_out_by_seat_deals_each_seat_what_seat_0_dealing_would(playe
 
 def test_the_seat_dealer_gives_each_seat_its_hand_whoever_the_ace_draw_makes_hakem():
     from waraq.referee.games.dealers import SeatDealer, SeededDealer
-    from waraq.referee.games.hokm.engine import deal_order
+    from waraq.referee.games.hokm.dealing import deal_order
 
     table = PLAYERS[4]
     hakems = set()

@@ -26,7 +26,8 @@ from tests.support.conformance import Adapter, Witness, check_match, check_match
 from tests.support.hokm_strategies import SEEDS, hokm_rules, random_matches
 from waraq.referee.games.cards import CARD_NAMES, SUITS, parse_card
 from waraq.referee.games.dealers import FixedDealer, ace_draw_for
-from waraq.referee.games.hokm.engine import HokmState, IllegalAction, iter_replay, new_match, replay, stack_deck
+from waraq.referee.games.hokm.dealing import stack_deck
+from waraq.referee.games.hokm.engine import HokmState, IllegalAction, iter_replay, new_match, replay
 from waraq.referee.games.hokm.rules import HokmRules
 
 HONOURS = {"J", "Q", "K", "A"}
