@@ -306,133 +306,167 @@ class _Walk:
         self.events = replay.events
 
     def run(self) -> None:
-        replay, events = self.replay, self.events
-        if not events:
+        """Walk every line in step with the engine, adding a step per question; :class:`_Stop` where it cannot."""
+        if not self.events:
             raise _Stop(CUT_SHORT, "the record is empty: it stops before its header")
+        self._read_header()
+        if self._over_before_the_deal():
+            return
+        self._deal()
+        for line, event in enumerate(self.events, start=1):
+            self._line(line, event)
+        self._finish()
+
+    def _read_header(self) -> None:
+        """Read the rules from the header, and pick out the lines the engine wrote."""
+        replay, events = self.replay, self.events
         rules = replay.rules = self._header()
-        engine_module = registry.engine(registry.game_of_rules(rules))
-        n = rules.players
-        result = events[-1] if events[-1].get("type") == "result" else None
-        referee_result = result is not None and _referee_result(result)
+        self.engine_module = registry.engine(registry.game_of_rules(rules))
+        self.players = rules.players
+        self.result = events[-1] if events[-1].get("type") == "result" else None
+        self.referee_result = self.result is not None and _referee_result(self.result)
         engine = [
             (line, e)
             for line, e in enumerate(events, start=1)
-            if e.get("type") in engine_module.ENGINE_EVENTS and not (referee_result and e is result)
+            if e.get("type") in self.engine_module.ENGINE_EVENTS and not (self.referee_result and e is self.result)
         ]
         self.engine_lines = [line for line, _ in engine]
-        engine_events = [e for _, e in engine]
-        if not any(e.get("type") == "deal" for e in engine_events) and all(
+        self.engine_events = [e for _, e in engine]
+
+    def _over_before_the_deal(self) -> bool:
+        """Whether the match ended before any card was dealt (bots that could not start); checks its result."""
+        events, result = self.events, self.result
+        if any(e.get("type") == "deal" for e in self.engine_events) or not all(
             e.get("type") in ("match", "ace_draw", "fault", "result") for e in events
         ):
-            replay.checked_lines = len(events)
-            if result is None:
-                raise _Stop(CUT_SHORT, f"no result line; it stops before the first deal, after line {len(events)}")
-            if result.get("reason") != "forfeit" and result.get("reason") != "aborted":
-                raise _Stop(INCONSISTENT, f"line {len(events)}: a result before the first deal")
-            return  # bots that could not start: a forfeit before any card was dealt
+            return False
+        self.replay.checked_lines = len(events)
+        if result is None:
+            raise _Stop(CUT_SHORT, f"no result line; it stops before the first deal, after line {len(events)}")
+        if result.get("reason") != "forfeit" and result.get("reason") != "aborted":
+            raise _Stop(INCONSISTENT, f"line {len(events)}: a result before the first deal")
+        return True  # a forfeit before any card was dealt
+
+    def _deal(self) -> None:
+        """Start the engine's replay from the deal (checked), and each seat's clock and questions."""
+        engine_module, replay, n = self.engine_module, self.replay, self.players
+        engine_events = self.engine_events
         first_decision = next((i for i, e in enumerate(engine_events) if e.get("type") == "decision"), None)
         try:
             # The engine's own replay of the lines before the first decision: the deal, checked.
-            state = engine_module.replay(rules, engine_events[:first_decision])
+            self.state = engine_module.replay(replay.rules, engine_events[:first_decision])
         except engine_module.ReplayError as error:
             raise self._replay_error(error) from None
-        replay.initial = state
-        playing = engine_module.iter_replay(rules, engine_events)
-        replay_error, action_from_json = engine_module.ReplayError, engine_module.action_from_json
+        replay.initial = self.state
+        self.playing = engine_module.iter_replay(replay.rules, engine_events)
         clock = replay.time_control
-        banks = [TimeBank(clock.get("decision_ms", 0), clock.get("bank_ms", 0)) for _ in range(n)]
-        seq, lost = [0] * n, [False] * n
-        pending: tuple[int, dict[str, Any]] | None = None  # a question's fault, awaiting its decision
-        faulted: set[int] = set()
+        self.banks = [TimeBank(clock.get("decision_ms", 0), clock.get("bank_ms", 0)) for _ in range(n)]
+        self.seq, self.lost = [0] * n, [False] * n
+        self.pending: tuple[int, dict[str, Any]] | None = None  # a question's fault, awaiting its decision
+        self.faulted: set[int] = set()
 
-        def question(seat: int, fault: dict[str, Any] | None) -> tuple[int, float, bool]:
-            seq[seat] += 1
-            sent = not lost[seat] and not (fault and _code(fault) is FaultCode.SEAT_ALREADY_LOST)
-            return seq[seat], banks[seat].left_ms, sent
+    def _question(self, seat: int, fault: dict[str, Any] | None) -> tuple[int, float, bool]:
+        """A question put to ``seat``: its request's ``seq``, the bank it was told, and whether it was sent."""
+        self.seq[seat] += 1
+        sent = not self.lost[seat] and not (fault and _code(fault) is FaultCode.SEAT_ALREADY_LOST)
+        return self.seq[seat], self.banks[seat].left_ms, sent
 
-        for line, event in enumerate(events, start=1):
-            kind = event.get("type")
-            replay.checked_lines = line - 1
-            if line == 1:
-                continue
-            if kind == "match":
-                raise _Stop(CORRUPT, f"line {line} is a second 'match' header")
-            if kind == "fault":
-                seen = self._fault(line, event, n)
-                faulted.add(event["seat"])
-                if not replay.steps and self._at_open(event):
-                    continue
-                if pending is not None:
-                    raise _Stop(
-                        INCONSISTENT, f"line {line}: a second fault on one question (the first: line {pending[0]})"
-                    )
-                if state.is_over:
-                    raise _Stop(INCONSISTENT, f"line {line}: a fault of seat {event['seat']} after the match is over")
-                if event["seat"] != state.to_act:
-                    raise _Stop(
-                        INCONSISTENT,
-                        f"line {line}: a fault of seat {event['seat']}, but seat {state.to_act} is to act "
-                        f"({self._where(state)})",
-                    )
-                pending = (line, seen)
-            elif kind == "decision":
-                before = state
-                try:
-                    state = next(playing).clone()
-                except StopIteration:  # the engine has no decision pending: the match is over
-                    raise _Stop(INCONSISTENT, f"line {line}: a decision after the match is over") from None
-                except replay_error as error:
-                    raise self._replay_error(error) from None
-                fault_line, fault = pending if pending is not None else (None, None)
-                seat = event["seat"]
-                if fault is not None and "substituted" in fault and fault["substituted"] != event.get("action"):
-                    raise _Stop(
-                        INCONSISTENT,
-                        f"line {fault_line}: the fault says {fault['substituted']!r} was substituted, "
-                        f"line {line} plays {event.get('action')!r}",
-                    )
-                if fault is not None and "substituted" not in fault:
-                    raise _Stop(INCONSISTENT, f"line {fault_line}: a fault without a substitute, yet play goes on")
-                number, bank_left, sent = question(seat, fault)
-                ms = _number(event.get("ms"))
-                assert before.kind is not None  # the engine played a decision from it: one was pending
-                replay.steps.append(
-                    Step(
-                        number=len(replay.steps) + 1,
-                        line=line,
-                        seat=seat,
-                        kind=before.kind,
-                        round=before.round,
-                        trick=_trick(before),
-                        before=before,
-                        after=state,
-                        action=action_from_json(before.kind, event["action"]),
-                        note=str(event.get("note") or ""),
-                        ms=ms,
-                        bot_ms=_number(event.get("bot_ms")),
-                        fault=fault,
-                        fault_line=fault_line,
-                        seq=number,
-                        bank_ms=bank_left,
-                        sent=sent,
-                    )
-                )
-                lost[seat] = _charge(banks[seat], fault, ms) or lost[seat]
-                pending = None
-            elif kind == "result" and line != len(events):
-                raise _Stop(INCONSISTENT, f"line {line + 1}: an event after the result of line {line}")
-            elif kind == "result" and referee_result:
-                replay.checked_lines = line - 1
-                self._referee_result(line, event, state, pending, faulted)
+    def _line(self, line: int, event: dict[str, Any]) -> None:
+        """One line of the record after the header, checked against the play so far."""
+        kind = event.get("type")
+        self.replay.checked_lines = line - 1
+        if line == 1:
+            return
+        if kind == "match":
+            raise _Stop(CORRUPT, f"line {line} is a second 'match' header")
+        if kind == "fault":
+            self._fault_line(line, event)
+        elif kind == "decision":
+            self._decision_line(line, event)
+        elif kind == "result" and line != len(self.events):
+            raise _Stop(INCONSISTENT, f"line {line + 1}: an event after the result of line {line}")
+        elif kind == "result" and self.referee_result:
+            self.replay.checked_lines = line - 1
+            self._referee_result(line, event, self.state, self.pending, self.faulted)
+
+    def _fault_line(self, line: int, event: dict[str, Any]) -> None:
+        """A fault: kept as pending until the decision that answers its question, if it is on one."""
+        seen = self._fault(line, event, self.players)
+        self.faulted.add(event["seat"])
+        if not self.replay.steps and self._at_open(event):
+            return
+        pending, state = self.pending, self.state
+        if pending is not None:
+            raise _Stop(INCONSISTENT, f"line {line}: a second fault on one question (the first: line {pending[0]})")
+        if state.is_over:
+            raise _Stop(INCONSISTENT, f"line {line}: a fault of seat {event['seat']} after the match is over")
+        if event["seat"] != state.to_act:
+            raise _Stop(
+                INCONSISTENT,
+                f"line {line}: a fault of seat {event['seat']}, but seat {state.to_act} is to act "
+                f"({self._where(state)})",
+            )
+        self.pending = (line, seen)
+
+    def _decision_line(self, line: int, event: dict[str, Any]) -> None:
+        """A decision: the engine plays it, and it becomes a step with its fault, time and request."""
+        engine_module, replay = self.engine_module, self.replay
+        before = self.state
+        try:
+            self.state = state = next(self.playing).clone()
+        except StopIteration:  # the engine has no decision pending: the match is over
+            raise _Stop(INCONSISTENT, f"line {line}: a decision after the match is over") from None
+        except engine_module.ReplayError as error:
+            raise self._replay_error(error) from None
+        fault_line, fault = self.pending if self.pending is not None else (None, None)
+        seat = event["seat"]
+        if fault is not None and "substituted" in fault and fault["substituted"] != event.get("action"):
+            raise _Stop(
+                INCONSISTENT,
+                f"line {fault_line}: the fault says {fault['substituted']!r} was substituted, "
+                f"line {line} plays {event.get('action')!r}",
+            )
+        if fault is not None and "substituted" not in fault:
+            raise _Stop(INCONSISTENT, f"line {fault_line}: a fault without a substitute, yet play goes on")
+        number, bank_left, sent = self._question(seat, fault)
+        ms = _number(event.get("ms"))
+        assert before.kind is not None  # the engine played a decision from it: one was pending
+        replay.steps.append(
+            Step(
+                number=len(replay.steps) + 1,
+                line=line,
+                seat=seat,
+                kind=before.kind,
+                round=before.round,
+                trick=_trick(before),
+                before=before,
+                after=state,
+                action=engine_module.action_from_json(before.kind, event["action"]),
+                note=str(event.get("note") or ""),
+                ms=ms,
+                bot_ms=_number(event.get("bot_ms")),
+                fault=fault,
+                fault_line=fault_line,
+                seq=number,
+                bank_ms=bank_left,
+                sent=sent,
+            )
+        )
+        self.lost[seat] = _charge(self.banks[seat], fault, ms) or self.lost[seat]
+        self.pending = None
+
+    def _finish(self) -> None:
+        """After the last line: no decision left unplayed, a last unanswered fault as its step, and the result."""
+        events, replay, state = self.events, self.replay, self.state
         replay.checked_lines = len(events)
         try:
-            for _ in playing:  # the engine's last check: no recorded event left unexplained
+            for _ in self.playing:  # the engine's last check: no recorded event left unexplained
                 raise _Stop(INCONSISTENT, "the record has decisions the walk did not see")
-        except replay_error as error:
+        except self.engine_module.ReplayError as error:
             raise self._replay_error(error) from None
-        if pending is not None:
-            line, fault = pending
-            number, bank_left, sent = question(fault["seat"], fault)
+        if self.pending is not None:
+            line, fault = self.pending
+            number, bank_left, sent = self._question(fault["seat"], fault)
             assert state.kind is not None  # the fault came while the match was not over, and no decision since
             replay.steps.append(
                 Step(
@@ -452,7 +486,7 @@ class _Walk:
                     sent=sent,
                 )
             )
-        if result is not None and not referee_result and not state.is_over:
+        if self.result is not None and not self.referee_result and not state.is_over:
             raise _Stop(INCONSISTENT, f"line {len(events)}: a result, but the match is not over")
 
     def _header(self) -> Any:
