@@ -222,7 +222,7 @@ CLONE_NEWUSER = 0x10000000
 def attacks(args: argparse.Namespace) -> dict[str, str]:
     found: dict[str, str] = {}
     targeted = (
-        ("read", [*args.read, *args.read_hex], read),
+        ("read", args.read, read),
         ("write", args.write, write),
         ("stop", args.stop, stop),
         ("connect", args.connect, connect),
@@ -233,6 +233,8 @@ def attacks(args: argparse.Namespace) -> dict[str, str]:
     for name, targets, attack in targeted:
         for target in targets:
             found[f"{name}:{target}"] = attack(target)
+    for number, path in enumerate(args.read_hex):  # by number: long paths would outgrow the note
+        found[f"read-hex:{number}"] = read(path)
     if args.fork:
         found["fork"] = fork(args.fork)
     if args.unshare_user:
@@ -291,7 +293,8 @@ def main(argv: list[str] | None = None) -> int:
     listen.add_argument("--port", type=int)
     listen.add_argument("--unix")
     parser.add_argument("--read", action="append", default=[])
-    # The same, for a path given in hex: a path the command names is one the referee shows the bot.
+    # The same, for a path given in hex (a path the command names is one the referee shows the bot),
+    # reported as read-hex:N by its place among these.
     parser.add_argument("--read-hex", action="append", type=lambda h: bytes.fromhex(h).decode(), default=[])
     parser.add_argument("--write", action="append", default=[])
     parser.add_argument("--stop", action="append", type=int, default=[])
