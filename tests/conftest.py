@@ -93,12 +93,25 @@ def pytest_configure_node(node: Any) -> None:  # pytest-xdist's controller, for 
     node.workerinput["waraq_missing_parts"] = str(node.config.stash[MISSING_PARTS])
 
 
+def _slow_modules_first(items: list[pytest.Item]) -> None:
+    """The modules with the most ``slow`` tests first, each module's tests in their order. pytest-xdist's
+    loadscope hands modules out in this order, so the minute-long ones start at once rather than
+    arriving last on a worker and making the whole run wait for them."""
+    slow: dict[Path, int] = {}
+    for item in items:
+        slow[item.path] = slow.get(item.path, 0) + (item.get_closest_marker("slow") is not None)
+    first_seen = {path: i for i, path in enumerate(dict.fromkeys(item.path for item in items))}
+    items.sort(key=lambda item: (-slow[item.path], first_seen[item.path]))
+
+
 @pytest.hookimpl(trylast=True)  # after -m has chosen the tests
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """When a chosen test needs a part of the machine that is missing (tests/support/system.py), run
     none: the run ends at once with one line a part (:func:`pytest_terminal_summary`), not a screen
-    of tracebacks, and never a silent skip."""
+    of tracebacks, and never a silent skip. The chosen tests run the modules with most slow tests first."""
     from tests.support import system
+
+    _slow_modules_first(items)
 
     needed: dict[str, list[pytest.Item]] = {}
     for item in items:

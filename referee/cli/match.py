@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -183,20 +183,7 @@ def play(args: argparse.Namespace, console: Console) -> int:
     config = replace(config, record_dir=folder, skip=frozenset(kept))
     people = not args.json  # else a script reads stdout: one JSON object, and nothing else
     if people:
-        console.print(
-            f"{args.game.capitalize()}, {rules.players} players ({args.rules}), "
-            f"{args.games} match(es) from seed {args.seed} under "
-            f"{'the deal key given' if given else 'a fresh deal key'}, policy {args.policy}: "
-            + ", ".join(f"seat {i} {spec.name or spec}" for i, spec in enumerate(per_seat))
-            + _repeated(len(specs), rules.players),
-            highlight=False,
-            soft_wrap=True,
-            markup=False,  # a bot command or a rules path may hold brackets
-        )
-        if kept:
-            console.print(
-                f"{len(kept)} match(es) kept from the records of this run in {folder}/", highlight=False, markup=False
-            )
+        _announce(console, args, rules, bool(given), specs, per_seat, kept, folder)
     progress = Progress(TextColumn("matches"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console)
     task = progress.add_task("matches", total=args.games, completed=len(kept))
     with progress if people else contextlib.nullcontext():
@@ -211,17 +198,7 @@ def play(args: argparse.Namespace, console: Console) -> int:
     failures = _startup_failures(report)
     status = exit_status(outcomes, bool(failures), report.stopped is not None)
     if people:
-        console.print(_results_table(rules, outcomes, names))
-        for outcome in outcomes:
-            for fault in outcome.faults:
-                console.print(
-                    f"fault in {outcome.match_id}, round {fault.round}, seat {fault.seat} ({names[fault.seat]}): "
-                    f"{fault.kind}: {fault.detail}",
-                    highlight=False,
-                    soft_wrap=True,
-                    markup=False,  # a fault's detail quotes the bot (its reply, its output)
-                )
-        console.print(f"records in {folder}/", highlight=False, soft_wrap=True, markup=False)
+        _print_results(console, rules, outcomes, names, folder)
     # A run whose bot never played is a failed run (exit 1); told on stderr, --json or not.
     for spec, _, failure in failures:
         who = f"{spec.name} ({spec.value})" if spec.name else spec.value
@@ -238,6 +215,50 @@ def play(args: argparse.Namespace, console: Console) -> int:
             summary["fresh_deal_key"] = key
         sys.stdout.write(orjson.dumps(summary, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode())
     return status
+
+
+def _announce(
+    console: Console,
+    args: argparse.Namespace,
+    rules: Any,
+    key_given: bool,
+    specs: Sequence[BotSpec],
+    per_seat: Sequence[BotSpec],
+    kept: Mapping[int, MatchOutcome],
+    folder: Path,
+) -> None:
+    """The run's first lines for a person: what is played, by whom, and what the records kept."""
+    console.print(
+        f"{args.game.capitalize()}, {rules.players} players ({args.rules}), "
+        f"{args.games} match(es) from seed {args.seed} under "
+        f"{'the deal key given' if key_given else 'a fresh deal key'}, policy {args.policy}: "
+        + ", ".join(f"seat {i} {spec.name or spec}" for i, spec in enumerate(per_seat))
+        + _repeated(len(specs), rules.players),
+        highlight=False,
+        soft_wrap=True,
+        markup=False,  # a bot command or a rules path may hold brackets
+    )
+    if kept:
+        console.print(
+            f"{len(kept)} match(es) kept from the records of this run in {folder}/", highlight=False, markup=False
+        )
+
+
+def _print_results(
+    console: Console, rules: Any, outcomes: Sequence[MatchOutcome], names: Sequence[str], folder: Path
+) -> None:
+    """The results table, every fault in one line, and where the records are."""
+    console.print(_results_table(rules, outcomes, names))
+    for outcome in outcomes:
+        for fault in outcome.faults:
+            console.print(
+                f"fault in {outcome.match_id}, round {fault.round}, seat {fault.seat} ({names[fault.seat]}): "
+                f"{fault.kind}: {fault.detail}",
+                highlight=False,
+                soft_wrap=True,
+                markup=False,  # a fault's detail quotes the bot (its reply, its output)
+            )
+    console.print(f"records in {folder}/", highlight=False, soft_wrap=True, markup=False)
 
 
 def exit_status(outcomes: Sequence[MatchOutcome], startup_failed: bool, stopped: bool) -> int:

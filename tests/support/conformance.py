@@ -264,14 +264,7 @@ def check_match(
 
         step = len(actions)
         assert step < bound, f"no end after {bound} decisions, the most {rules} allows"
-        legal = adapter.legal(state)
-        assert legal, f"step {step}: the match goes on ({kind}) but there is no legal action"
-        acting = adapter.to_act(state)
-        assert adapter.view_legal(views[acting]) == legal, "the acting seat's view offers other actions"
-        for seat in seats:
-            if seat != acting:
-                assert not adapter.view_legal(views[seat]), f"seat {seat} is offered actions out of turn"
-        witness.check_decision(state, legal, views)
+        legal, acting = check_offers(adapter, witness, state, views, f"step {step} ({kind})")
 
         if step in clone_at:
             clones[step] = adapter.clone(state)
@@ -294,18 +287,35 @@ def check_match(
 
     check_replay(adapter, rules, state, views_after)
     for step, clone in clones.items():
-        # Playing on the original changed nothing in the clone...
-        assert [adapter.view(clone, s) for s in seats] == views_after[step]
-        for action in actions[step:]:
-            adapter.apply(clone, action)
-        # ...and the same actions lead it to the same end.
-        assert adapter.events(clone) == final_events
-        assert adapter.result(clone) == adapter.result(state)
+        check_clone_ends_alike(adapter, state, clone, views_after[step], actions[step:])
         report.clones_checked += 1
 
     again = play_unchecked(adapter, rules, seed, player_seed, player)
     assert adapter.events(again) == final_events, "the same seeds gave another match"
     return report
+
+
+def check_offers(adapter: Adapter, witness: Witness, state: Any, views: list[Any], where: str) -> tuple[Any, int]:
+    """Only the acting seat is offered actions, exactly the legal ones, and there is one at least;
+    returns them and the acting seat."""
+    legal = adapter.legal(state)
+    assert legal, f"{where}: the match goes on but there is no legal action"
+    acting = adapter.to_act(state)
+    assert adapter.view_legal(views[acting]) == legal, f"{where}: the acting seat's view offers other actions"
+    for seat, view in enumerate(views):
+        if seat != acting:
+            assert not adapter.view_legal(view), f"{where}: seat {seat} is offered actions out of turn"
+    witness.check_decision(state, legal, views)
+    return legal, acting
+
+
+def check_clone_ends_alike(adapter: Adapter, state: Any, clone: Any, views_then: list[Any], actions: list[Any]) -> None:
+    """Playing on the original changed nothing in the clone, and the same actions lead it to the same end."""
+    assert [adapter.view(clone, s) for s in range(len(views_then))] == views_then
+    for action in actions:
+        adapter.apply(clone, action)
+    assert adapter.events(clone) == adapter.events(state)
+    assert adapter.result(clone) == adapter.result(state)
 
 
 def check_view_hides(adapter: Adapter, witness: Witness, state: Any, seat: int, view: Any) -> None:
