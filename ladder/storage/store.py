@@ -42,12 +42,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from waraq.referee.match.faults import FaultKind
+
 SCHEMA_VERSION = 2
 UPGRADABLE = "1"  # the schema :meth:`Store.open` upgrades to SCHEMA_VERSION (it lacks faults.code)
 ACTIVE, SUSPENDED, RETIRED, REMOVED = "active", "suspended", "retired", "removed"
 PLANNED, DONE, RATED, UNRATED, CANCELLED = "planned", "done", "rated", "unrated", "cancelled"
 PROCESSED = (RATED, UNRATED, CANCELLED)
-CRASHES = ("CRASH", "STARTUP")
+CRASHES = (FaultKind.CRASH, FaultKind.STARTUP)  # the faults that may mean the bot must be started again
 SQLITE_MAGIC = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
 DAMAGED = "it is not a whole ladder database; put back a copy of it"
 
