@@ -329,7 +329,7 @@ def _side_names(rules: Any, names: Sequence[str], side: int) -> list[str]:
     return list(dict.fromkeys(names[s] for s in side_seats(rules, side)))
 
 
-def _results_table(rules: Any, outcomes: list[MatchOutcome], names: list[str]) -> Table:
+def _results_table(rules: Any, outcomes: Sequence[MatchOutcome], names: Sequence[str]) -> Table:
     """Wins and points per side, its bots by name, and how the matches ended."""
     wins, points = _side_totals(rules, outcomes)
     reasons: Counter[str] = Counter(o.reason for o in outcomes)
