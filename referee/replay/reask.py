@@ -45,6 +45,7 @@ class RecordAnswers:
     path: Path
     seats: list[int] = field(default_factory=list)
     asked: int = 0  # decisions compared (every request the seats received)
+    unasked: int = 0  # of those, the ones never put to the bot: its stream did not open, or was lost
     agreed: int = 0
     differences: list[Difference] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # a bot that stopped answering, a record cut short
@@ -117,6 +118,7 @@ async def _ask_seat(endpoint: Endpoint, replay: Replay, seat: int, answers: Reco
         except Fault as fault:
             answers.problems.append(f"s{seat}: could not open a Play stream: {fault.kind}: {fault.detail}")
             answers.asked += len(steps)
+            answers.unasked += len(steps)
             return
         tc = replay.time_control
         for index, step in enumerate(steps):
@@ -130,6 +132,7 @@ async def _ask_seat(endpoint: Endpoint, replay: Replay, seat: int, answers: Reco
                     left = len(steps) - index - 1
                     if left:
                         answers.asked += left
+                        answers.unasked += left
                         answers.problems.append(
                             f"s{seat}: the bot stopped answering at decision {step.number} ({fault.kind}); "
                             f"{left} later decision{'s' if left != 1 else ''} not asked"

@@ -550,9 +550,7 @@ class ReaskRecord:
             yield self.table()
         seats = ", ".join(f"s{s}" for s in result.seats)
         yield Text(
-            f"{name} ({seats}): {self.bot} agrees on {result.agreed} of {result.asked} "
-            f"decisions{_percent(result.agreed, result.asked)}",
-            style="bold",
+            f"{name} ({seats}): {_agreement(self.bot, result.agreed, result.asked, result.unasked)}", style="bold"
         )
         for problem in result.problems:
             yield Text(f"  {problem}", style="red")
@@ -596,10 +594,10 @@ class ReaskSummary:
     def __rich__(self) -> Text:
         asked = sum(r.asked for r in self.results)
         agreed = sum(r.agreed for r in self.results)
+        unasked = sum(r.unasked for r in self.results)
         records = sum(1 for r in self.results if r.asked)
         text = Text(
-            f"{self.bot} agrees on {agreed} of {asked} decisions{_percent(agreed, asked)} "
-            f"in {records} record{'s' if records != 1 else ''}",
+            f"{_agreement(self.bot, agreed, asked, unasked)} in {records} record{'s' if records != 1 else ''}",
             style="bold",
         )
         unusable = sum(1 for r in self.results if r.unusable)
@@ -613,8 +611,17 @@ def _answer_cell(action: Text | str, note: str) -> Group | Text:
     return Group(text, Text(note, style="italic")) if note else text
 
 
+def _agreement(bot: str, agreed: int, asked: int, unasked: int) -> str:
+    """How often ``bot`` agrees, of the decisions compared; "not asked" when none could be put to it."""
+    if asked and unasked == asked:
+        return f"{bot} was not asked ({asked} decision{'s' if asked != 1 else ''} could not be put to it)"
+    said = f"{bot} agrees on {agreed} of {asked} decisions{_percent(agreed, asked)}"
+    return said + (f", {unasked} not asked" if unasked else "")
+
+
 def _percent(part: int, whole: int) -> str:
-    return f" ({100 * part / whole:.0f} %)" if whole else ""
+    """Rounded down: 275 of 276 is 99 %, never 100 % while one decision differs."""
+    return f" ({100 * part // whole} %)" if whole else ""
 
 
 # -- the game's text part (waraq.referee.replay.render.GameText) -----------------

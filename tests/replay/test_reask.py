@@ -11,6 +11,8 @@ chooses another action.
 from __future__ import annotations
 
 import asyncio
+import re
+from pathlib import Path
 
 import pytest
 from google.protobuf import json_format
@@ -21,8 +23,8 @@ from waraq.bots.hokm_heuristic import HeuristicPlayer
 from waraq.bots.server import PlayerBot, builtin_players, start_server
 from waraq.referee.games.hokm.engine import action_to_json
 from waraq.referee.launch.bots import BotSpec, Endpoint
-from waraq.referee.replay.reask import reask_all
-from waraq.referee.replay.render_hokm import ReaskRecord
+from waraq.referee.replay.reask import RecordAnswers, reask_all
+from waraq.referee.replay.render_hokm import ReaskRecord, ReaskSummary
 from waraq.referee.replay.walk import load, request_json
 from waraq.v1 import bot_pb2 as pb
 
@@ -147,6 +149,7 @@ def test_a_bot_that_loses_its_stream_is_asked_nothing_more_on_it(records):
     found = [(d.step.number, d.new.plain.split(":")[0]) for d in result.differences]
     assert found == [(mine[AT - 1].number, "MALFORMED")]
     left = len(mine) - AT
+    assert result.unasked == left
     assert result.problems == [
         f"s1: the bot stopped answering at decision {mine[AT - 1].number} (MALFORMED); {left} later decisions not asked"
     ]
@@ -184,10 +187,24 @@ def test_the_differences_table_shows_the_hand_and_both_answers(records):
     where = [f"{first.round}/{first.trick}"] if first.trick else [str(first.round), first.kind]
     assert row[1 : 2 + len(where)] == [*where, "s0"]
     assert row[-2:] == [result.differences[0].logged.plain, result.differences[0].new.plain]
-    assert " ".join(text.split()).endswith(
-        f"{replay.path} (s0): heuristic agrees on {result.agreed} of {result.asked} decisions "
-        f"({100 * result.agreed / result.asked:.0f} %)"
-    )
+    said = f"{replay.path} (s0): heuristic agrees on {result.agreed} of {result.asked} decisions"
+    assert re.search(re.escape(said) + r" \(\d+ %\)$", " ".join(text.split())), text
+
+
+@pytest.mark.parametrize(
+    ("agreed", "asked", "unasked", "said"),
+    [
+        (275, 276, 0, "random agrees on 275 of 276 decisions (99 %)"),  # down, never up to 100
+        (276, 276, 0, "random agrees on 276 of 276 decisions (100 %)"),
+        (1, 276, 0, "random agrees on 1 of 276 decisions (0 %)"),
+        (3, 58, 55, "random agrees on 3 of 58 decisions (5 %), 55 not asked"),
+        (0, 58, 58, "random was not asked (58 decisions could not be put to it)"),
+    ],
+)
+def test_the_agreement_line_rounds_down_and_says_what_was_not_asked(agreed, asked, unasked, said):
+    result = RecordAnswers(None, Path("r.jsonl"), seats=[1], asked=asked, agreed=agreed, unasked=unasked)
+    assert render(ReaskRecord(result, "random")).strip() == f"r.jsonl (s1): {said}"
+    assert render(ReaskSummary([result], "random")).strip() == f"{said} in 1 record"
 
 
 # -- the command, as a CI job would run it ------------------------------------------------------
