@@ -193,9 +193,10 @@ async def serve(name: str, address: str, options: dict[str, Any] | None = None) 
 
 
 async def serve_until_stopped(servicer: bot_pb2_grpc.BotServicer, address: str, name: str) -> None:
-    """Serve ``servicer`` and say on which port, until SIGTERM or SIGINT."""
+    """Serve ``servicer`` and say where (its port, or its Unix socket), until SIGTERM or SIGINT."""
     server, port = await start_server(servicer, address)
-    print(f"{name} bot serving waraq.v1.Bot on port {port}", flush=True)
+    where = address if address.startswith("unix:") else f"port {port}"  # gRPC's "port" of a socket is 1
+    print(f"{name} bot serving waraq.v1.Bot on {where}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):

@@ -62,6 +62,18 @@ def test_it_serves_reflection_listing_the_bot_service(bot_address):
     assert "waraq.v1.Bot" in services
 
 
+def test_on_a_unix_socket_it_says_the_socket_not_a_port(tmp_path):
+    path = tmp_path / "bot.sock"
+    process = subprocess.Popen(
+        [WARAQ, "bot", "serve", "random", "--unix", str(path)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert process.stdout.readline() == f"random bot serving waraq.v1.Bot on unix:{path}\n"
+    finally:
+        process.terminate()
+        assert process.wait(timeout=10) is not None
+
+
 # -- what `waraq bot serve` refuses ------------------------------------------------------------
 
 
