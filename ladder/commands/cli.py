@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.measure import Measurement
+from rich.protocol import rich_cast
 from rich.text import Text
 
 from waraq.ladder.play import cluster, evidence, folder, ledger
@@ -38,12 +40,13 @@ from waraq.ladder.stats.ratings import environment
 from waraq.ladder.stats.sequential import DEFAULT_MARGIN
 from waraq.ladder.stats.sprt import score_of_elo
 from waraq.ladder.storage import key_file
-from waraq.ladder.storage.config import CONFIG, DATABASE, PARTNERS, RECORDS, ConfigError
+from waraq.ladder.storage.config import CONFIG, DATABASE, PARTNERS, RECORDS, ConfigError, LadderConfig
 from waraq.ladder.storage.store import StoreError
 from waraq.ladder.storage.store import problem as store_problem
 from waraq.referee.common.arguments import print_error, refuse_writing_over
 from waraq.referee.games import registry
 from waraq.referee.games.options import RulesError
+from waraq.referee.launch.bots import BotSpec, SpecKind, spec_kinds
 from waraq.referee.records.record_file import RecordError
 
 TABLES = ("standings", "pairs", "matches", "ratings")
@@ -90,7 +93,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     add = commands.add_parser("add", parents=[where], help="add a bot, or a new version of one")
     add.add_argument("name", metavar="NAME")
-    add.add_argument("spec", metavar="SPEC", help="random, heuristic, a command with {port}, or host:port")
+    add.add_argument("spec", metavar="SPEC", help=spec_kinds())
     add.add_argument(
         "--no-check", action="store_true", help="do not start it now (its identity is read at the first run)"
     )
@@ -222,8 +225,28 @@ def describe(rules: Any) -> str:
 def _add(args: argparse.Namespace, console: Console) -> int:
     with folder.open_ladder(args.dir) as ladder:
         added = folder.add(ladder, args.name, args.spec, check=not args.no_check, same_entry=args.same_entry)
+        note = _address_note(ladder.config, args.name, args.spec)
     console.print(added.message, highlight=False, soft_wrap=True, markup=False)
+    if note:
+        console.print(note, highlight=False, soft_wrap=True, markup=False)
     return 0
+
+
+def _address_note(config: LadderConfig, name: str, spec: str) -> str | None:
+    """What an address bot can learn that a launched one cannot, on this ladder (docs/security.md)."""
+    if BotSpec.parse(spec).kind != SpecKind.ADDRESS:
+        return None
+    risks = []
+    if config.matchmaking.partners == "self" and config.layout.teams:
+        risks.append("partnering itself, it is sent both partners' hands")
+    if config.matchmaking.duplicate:
+        risks.append("it can remember a duplicate deal's cards from its twin")
+    if not risks:
+        return None
+    return (
+        f"note: {name} is an address, one server the referee cannot split: {'; '.join(risks)} "
+        "(a bot added as a command plays each seat and match in a process of its own)"
+    )
 
 
 def _remove(args: argparse.Namespace, console: Console) -> int:
@@ -412,11 +435,11 @@ def _show(args: argparse.Namespace, console: Console) -> int:
             f"Ladder {ladder.folder} ({describe(ladder.config.rules)}): {counts['rated'] + counts['unrated']} matches"
             + (f", {counts['planned'] + counts['done']} planned" if counts["planned"] + counts["done"] else "")
         )
-        console.print(table.StandingsTable(rows, title=title))
+        _print_whole(console, table.StandingsTable(rows, title=title))
         for line in table.suspensions(rows):
             console.print(line, soft_wrap=True)
         if args.pairs:
-            console.print(table.PairsTable(table.pairs(ladder.store, ladder.config.layout, everyone=args.all)))
+            _print_whole(console, table.PairsTable(table.pairs(ladder.store, ladder.config.layout, everyone=args.all)))
         if args.figures:
             for figure in figures_lines(ladder):
                 console.print(figure, highlight=False, markup=False, soft_wrap=True)
@@ -426,6 +449,20 @@ def _show(args: argparse.Namespace, console: Console) -> int:
             drawn = plot.ratings_plot(found.histories, size, colour=console.is_terminal and not console.no_color)
             console.file.write(drawn + "\n")  # as drawn: rich would cut its lines to a narrower console
     return 0
+
+
+def _print_whole(console: Console, renderable: Any) -> None:
+    """A table piped to a file keeps every column whole: only a terminal's width may cut one."""
+    if console.is_terminal:
+        console.print(renderable)
+        return
+    needed = Measurement.get(console, console.options.update_width(1 << 16), rich_cast(renderable)).maximum
+    width = console.width
+    console.width = max(width, needed)
+    try:
+        console.print(renderable)
+    finally:
+        console.width = width
 
 
 def _report(args: argparse.Namespace, console: Console) -> int:

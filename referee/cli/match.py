@@ -18,6 +18,7 @@ import argparse
 import asyncio
 import contextlib
 import sys
+import textwrap
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -32,12 +33,11 @@ from rich.text import Text
 
 from waraq.referee.cli import doctor
 from waraq.referee.cli.games import side_name, side_seats
-from waraq.referee.common import built_in
 from waraq.referee.common.arguments import integer_at_least, milliseconds, print_error
 from waraq.referee.common.game_options import RULES_HELP, game_option
 from waraq.referee.games import registry
 from waraq.referee.games.results import ResultReason
-from waraq.referee.launch.bots import BotSpec, Endpoint
+from waraq.referee.launch.bots import BotSpec, Endpoint, partners_served_together, spec_kinds
 from waraq.referee.match import secret_deals
 from waraq.referee.match.faults import Fault
 from waraq.referee.match.play import POLICIES, MatchOutcome, TimeControl
@@ -49,12 +49,14 @@ DEFAULT_RECORDS = Path("records")
 FORMAT = "waraq.match.v1"  # the --json object's "format": a script can check it reads what it expects
 TROUBLED = (ResultReason.FORFEIT, ResultReason.ABORTED)  # a match that did not end by play
 
+BOTS = (
+    f"BOT is {spec_kinds()}. NAME=BOT names it (NAME: letters, digits, _ . -, from a letter or digit), "
+    "e.g. mine='node bot.js --port {port}': the results, the JSON and the records' seats call the bot "
+    "NAME, else the name its Hello gives; two bots of one name are told apart as NAME, NAME#2, ..."
+)
 EPILOG = f"""\
 bots:
-  BOT is a built-in bot ({", ".join(built_in.names())}), a command with {{port}} or {{socket}}, or an
-  address (host:port, unix:PATH). NAME=BOT names it (NAME: letters, digits, _ . -, from a letter or
-  digit), e.g. mine='node bot.js --port {{port}}': the results, the JSON and the records' seats call
-  the bot NAME, else the name its Hello gives; two bots of one name are told apart as NAME, NAME#2, ...
+{textwrap.fill(BOTS, 100, initial_indent="  ", subsequent_indent="  ")}
 
 seats:
   one bot a seat, or fewer repeated in turn (seat i gets bot i mod n) where that is fair: every bot
@@ -104,9 +106,7 @@ def register(commands: Any) -> None:
         nargs="+",
         required=True,
         metavar="BOT",
-        help="per seat, or fewer repeated in turn (see seats below): a built-in bot "
-        f"({', '.join(built_in.names())}), a command with {{port}}, or an address (host:port, unix:PATH); "
-        "NAME=BOT names it",
+        help=f"per seat, or fewer repeated in turn (see seats below): {spec_kinds()}; NAME=BOT names it",
     )
     game_option(match)
     match.add_argument("--rules", default="classic", help=RULES_HELP)
@@ -184,6 +184,8 @@ def play(args: argparse.Namespace, console: Console) -> int:
     people = not args.json  # else a script reads stdout: one JSON object, and nothing else
     if people:
         _announce(console, args, rules, bool(given), specs, per_seat, kept, folder)
+    for line in partners_served_together(per_seat, rules.teams):
+        Console(stderr=not people, highlight=False, soft_wrap=True).print(line, markup=False)
     progress = Progress(TextColumn("matches"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console)
     task = progress.add_task("matches", total=args.games, completed=len(kept))
     with progress if people else contextlib.nullcontext():

@@ -20,7 +20,7 @@ import shlex
 import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -115,6 +115,36 @@ class BotSpec:
 
     def __str__(self) -> str:
         return self.value
+
+
+def spec_kinds() -> str:
+    """The kinds of bot spec, for a command's help: every command that takes a bot says the same."""
+    return (
+        f"a built-in bot ({', '.join(built_in.names())}), a command with {{port}} or {{socket}}, "
+        "or an address (host:port, unix:PATH)"
+    )
+
+
+def partners_served_together(per_seat: Sequence[BotSpec], teams: int) -> list[str]:
+    """A line for each address bot that holds two seats of one team: one server, sent both hands.
+
+    A launched bot plays each seat in a process of its own; an address is one server the referee
+    cannot split (docs/security.md, "What this does not stop")."""
+    if teams >= len(per_seat):
+        return []  # each seat alone: no partners
+    seats: dict[str, list[int]] = {}
+    for seat, spec in enumerate(per_seat):
+        if spec.kind == SpecKind.ADDRESS:
+            seats.setdefault(spec.value, []).append(seat)
+    lines = []
+    for address, held in seats.items():
+        partners = [seat for seat in held if any(other % teams == seat % teams for other in held if other != seat)]
+        if partners:
+            lines.append(
+                f"note: the bot at {address} holds partner seats {' and '.join(map(str, partners))}: one server "
+                "is sent both partners' hands (a command bot plays each seat in a process of its own)"
+            )
+    return lines
 
 
 def _looks_like_address(text: str) -> bool:

@@ -259,3 +259,26 @@ def test_version_prints_the_project_version_and_exits_0(tmp_path):
     assert run.returncode == 0
     version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
     assert run.stdout == f"waraq {version}\n"
+
+
+def test_an_address_bot_holding_a_team_is_told_it_is_sent_both_hands(tmp_path):
+    socket = tmp_path / "bot.sock"
+    server = subprocess.Popen(
+        [WARAQ, "bot", "serve", "random", "--unix", str(socket)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert "serving" in server.stdout.readline()
+        told = f"note: the bot at unix:{socket} holds partner seats 0 and 2: one server is sent both partners' hands"
+        run = waraq("match", "--bots", f"unix:{socket}", "heuristic", "--games", "1", *SHORT, cwd=tmp_path)
+        assert run.returncode == 0, run.stderr
+        assert [line for line in run.stdout.splitlines() if line.startswith("note:")] == [
+            told + " (a command bot plays each seat in a process of its own)"
+        ]
+        scripted = waraq(
+            "match", "--bots", f"unix:{socket}", "heuristic", "--seed", "2", *SHORT, "--json", cwd=tmp_path
+        )
+        assert summary(scripted)["exit_status"] == 0  # stdout is still the JSON alone
+        assert told in scripted.stderr
+    finally:
+        server.terminate()
+        assert server.wait(timeout=10) is not None

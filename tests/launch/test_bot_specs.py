@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from waraq.referee.launch.bots import BotSpec, SpecKind
+from waraq.referee.launch.bots import BotSpec, SpecKind, partners_served_together
 
 
 @pytest.mark.parametrize(
@@ -43,3 +43,25 @@ def test_a_name_starts_with_a_letter_or_digit_and_holds_no_space(text):
 def test_a_name_before_nothing_says_which_name():
     with pytest.raises(ValueError, match=r"bot '' \(named 'mine'\) is none of"):
         BotSpec.parse("mine=")
+
+
+ADDRESS, OTHER = BotSpec.parse("127.0.0.1:50051"), BotSpec.parse("unix:/tmp/other.sock")
+RANDOM = BotSpec.parse("random")
+
+
+@pytest.mark.parametrize(
+    ("per_seat", "teams", "partners"),
+    [
+        ([ADDRESS, RANDOM, ADDRESS, RANDOM], 2, ["0 and 2"]),  # --bots ADDRESS random: a team
+        ([ADDRESS, ADDRESS, ADDRESS, ADDRESS], 2, ["0 and 1 and 2 and 3"]),  # it plays itself
+        ([ADDRESS, OTHER, ADDRESS, OTHER], 2, ["0 and 2", "1 and 3"]),
+        ([ADDRESS, RANDOM, OTHER, RANDOM], 2, []),  # two servers, one seat each
+        ([RANDOM, RANDOM, RANDOM, RANDOM], 2, []),  # launched: a process a seat
+        ([ADDRESS, RANDOM, ADDRESS, RANDOM], 4, []),  # Hand classic: each seat alone, no partners
+        ([ADDRESS, ADDRESS], 2, []),  # two seats against each other: no partners
+    ],
+)
+def test_an_address_holding_partner_seats_is_named_with_them(per_seat, teams, partners):
+    lines = partners_served_together(per_seat, teams)
+    assert [line.split("partner seats ")[1].split(":")[0] for line in lines] == partners
+    assert all("one server is sent both partners' hands" in line for line in lines)
