@@ -246,3 +246,16 @@ def test_show_plot_draws_below_the_table(played, gathered):
 
 def test_nothing_rated_is_said_in_words():
     assert plot.ratings_plot([report.History("a", ())], plot.FIXED) == "no board is rated yet: nothing to plot"
+
+
+def test_ladder_show_piped_to_a_file_keeps_its_last_column_whole(played, tmp_path):
+    out = tmp_path / "show.txt"
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}  # piped: rich would take 80 columns
+    with out.open("w") as file:
+        done = subprocess.run([WARAQ, "ladder", "show", "-C", str(played)], stdout=file, env=env, timeout=60)
+    assert done.returncode == 0
+    lines = out.read_text().splitlines()
+    header = next(line for line in lines if line.lstrip().startswith("#"))
+    assert header.rstrip().endswith("vs next"), header
+    rows = [line for line in lines if line.split()[:1] in ([str(n)] for n in range(1, len(BOTS) + 1))]
+    assert len(rows) == len(BOTS) and all(not line.rstrip().endswith("…") for line in rows), rows
