@@ -241,7 +241,10 @@ class Endpoint:
         except OSError as error:
             launch.cleanup()
             bot_log.release(self.log_path)
-            raise Fault(FaultCode.COULD_NOT_LAUNCH, f"could not start {command!r}: {error.strerror or error}") from None
+            raise Fault(
+                FaultCode.COULD_NOT_LAUNCH,
+                f"could not start {command!r}: {error.strerror or error}{self._resolved_in(command)}",
+            ) from None
         finally:
             log.close()
         launch.spawned()
@@ -270,12 +273,29 @@ class Endpoint:
         if process is None or process.returncode is None:
             return
         limit = self.limit_hit()
+        tail = await self._log_tail()
+        why = ""
+        if process.returncode in sandbox.CANNOT_RUN:
+            why = f" ({sandbox.CANNOT_RUN[process.returncode]}{self._resolved_in(self.spec.command() or '')})"
+        confined = self.launch is not None and self.launch.confined
+        if confined and (why or "Permission denied" in tail):  # a script of mode 700 ends as its shell says
+            why += "; " + sandbox.WHAT_A_BOT_SEES
         raise Fault(
             FaultCode.EXITED_AT_STARTUP,
             f"{self.spec} exited with status {process.returncode} before it was ready"
             + (f" ({limit})" if limit else "")
-            + await self._log_tail(),
+            + why
+            + tail,
         )
+
+    def _resolved_in(self, command: str) -> str:
+        """Where a relative program path of ``command`` was looked up: a fault names the folder."""
+        words = shlex.split(command)
+        program = words[0] if words else ""
+        if "/" not in program or os.path.isabs(program):
+            return ""
+        folder = self.launch.cwd if self.launch is not None and self.launch.cwd else (self.cwd or os.getcwd())
+        return f"; {program} is resolved in {os.path.abspath(folder)}"
 
     async def _ended_by_limit(self) -> str | None:
         """Once the launched bot has ended (a broken stream comes first), the limit that ended it."""

@@ -83,6 +83,15 @@ UID_SPAN = 1 << 24
 MIB = 1 << 20
 CPU_PERIOD_US = 100_000  # the cgroup's accounting period: a bot of 1 cpu runs 100 ms in every 100 ms
 SYSTEM_BINDS = ("/usr", "/etc", "/opt")
+# A launched bot that ends with one of these exit statuses (the shell's and setpriv's, and the dynamic
+# loader's for a library it cannot find) could not be run at all: under the sandbox the likely cause is
+# what the sandbox hides or the fresh uid cannot read, which the bot's own words do not say.
+CANNOT_RUN = {126: "found, but not allowed to run", 127: "a program or a library it needs was not found"}
+WHAT_A_BOT_SEES = (
+    "under the sandbox a bot sees only /usr, /etc, /opt, its own folder and the paths its command names, "
+    "and runs as a fresh user: its program, its libraries and their folders must be readable by other "
+    "users (programs executable too); compare with --sandbox off"
+)
 MERGED_DIRS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")  # links into /usr on merged systems
 KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
 SECRET_PREFIX = "WARAQ_"  # the referee's own variables ($WARAQ_DEAL_KEY): never a bot's

@@ -33,7 +33,11 @@ def main() -> None:
     for folder in cgroups.split(os.pathsep) if cgroups != "-" else ():
         with open(os.path.join(folder, "cgroup.procs"), "w") as procs:
             procs.write(str(os.getpid()))
-    os.execvp(argv[0], argv)
+    try:
+        os.execvp(argv[0], argv)
+    except OSError as error:  # as a shell says it, and with its statuses: 127 not found, 126 not runnable
+        sys.stderr.write(f"{argv[0]}: {error.strerror}\n")
+        os._exit(127 if isinstance(error, FileNotFoundError) else 126)
 
 
 if __name__ == "__main__":
