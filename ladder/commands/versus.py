@@ -47,6 +47,7 @@ from waraq.ladder.play.scheduler import RunState
 from waraq.ladder.present import live
 from waraq.ladder.present.live import duration
 from waraq.ladder.stats import sprt
+from waraq.ladder.storage import config as cfg
 from waraq.ladder.storage import key_file
 from waraq.ladder.storage.config import ConfigError, LadderConfig
 from waraq.ladder.storage.store import Store, StoreError
@@ -54,6 +55,7 @@ from waraq.referee.common.arguments import print_error
 from waraq.referee.common.game_options import RULES_HELP, game_option
 from waraq.referee.games import registry
 from waraq.referee.games.options import RulesError
+from waraq.referee.launch import sandbox_options
 from waraq.referee.launch.bots import BotSpec, SpecKind
 from waraq.referee.match import secret_deals
 from waraq.referee.records.record_file import RecordError
@@ -113,6 +115,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--quiet", action="store_true", help="no live view; only the summary")
     cluster.add_option(parser)
+    sandbox_options.add_sandbox_options(parser)
     parser.set_defaults(run_command=main)
 
 
@@ -146,6 +149,9 @@ def _versus(args: argparse.Namespace, console: Console) -> int:
     deal_key = secret_deals.take_given_key(args.deal_key)
     _prepare(where, rules, args.seed, deal_key, bots, args.concurrency)
     with folder.open_ladder(where) as ladder:
+        # As waraq match: this command's --sandbox and limits, kept in the folder for `ladder run` there.
+        ladder.config = replace(ladder.config, sandbox=sandbox_settings(args))
+        cfg.save(ladder.folder, ladder.config)
         size = group_size(ladder.config.layout, True)
         cap = (args.boards or DEFAULT_BOARDS) * size
         target = ledger.Target(cap, sprt=test, width=args.width)
@@ -169,6 +175,12 @@ def _versus(args: argparse.Namespace, console: Console) -> int:
         found = head_to_head.summary(ladder.store, ladder.config)
         console.print(SummaryView(found, test, ladder.config.layout.low_wins))
         return _verdict(console, state, found)
+
+
+def sandbox_settings(args: argparse.Namespace) -> cfg.SandboxSettings:
+    """The ladder's [sandbox] table from the command's --sandbox and limits."""
+    limits = {name: getattr(args, name) for name in sandbox_options.LIMIT_OPTIONS}
+    return cfg.SandboxSettings(mode=args.sandbox, **limits)
 
 
 def _bots(a: str, b: str, fills: list[str]) -> list[tuple[str, str]]:

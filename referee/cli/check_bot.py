@@ -16,11 +16,11 @@ from pathlib import Path
 import orjson
 from rich.console import Console
 
-from waraq.referee.cli import doctor
 from waraq.referee.common import built_in
 from waraq.referee.common.arguments import integer_at_least, milliseconds, print_error
 from waraq.referee.conformance import report as reporting
 from waraq.referee.conformance.check import GAMES, CheckConfig, case_ids, check, unknown_cases
+from waraq.referee.launch import sandbox_options
 from waraq.referee.launch.bots import BotSpec
 from waraq.referee.match.play import TimeControl
 
@@ -65,7 +65,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     command.add_argument(
         "--startup-ms", type=milliseconds, default=TimeControl.startup_ms, help="start-up deadline of each process"
     )
-    doctor.add_sandbox_options(command)
+    sandbox_options.add_sandbox_options(command)
     command.set_defaults(run_command=run)
 
 
@@ -86,7 +86,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
         jobs=args.jobs,
         only=tuple(args.only or ()),
         startup_ms=args.startup_ms,
-        confinement=doctor.confinement(args),
+        confinement=sandbox_options.confinement(args),
     )
     if args.json:
         report = asyncio.run(check(config))

@@ -31,12 +31,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from waraq.referee.cli import doctor
 from waraq.referee.cli.games import side_name, side_seats
 from waraq.referee.common.arguments import integer_at_least, milliseconds, print_error
 from waraq.referee.common.game_options import RULES_HELP, game_option
 from waraq.referee.games import registry
 from waraq.referee.games.results import ResultReason
+from waraq.referee.launch import sandbox_options
 from waraq.referee.launch.bots import BotSpec, Endpoint, partners_served_together, spec_kinds
 from waraq.referee.match import secret_deals
 from waraq.referee.match.faults import Fault
@@ -150,7 +150,7 @@ def register(commands: Any) -> None:
     match.add_argument(
         "--json", action="store_true", help="print one JSON object on stdout instead of the tables (see below)"
     )
-    doctor.add_sandbox_options(match)
+    sandbox_options.add_sandbox_options(match)
     match.set_defaults(run_command=play)
 
 
@@ -174,7 +174,7 @@ def play(args: argparse.Namespace, console: Console) -> int:
         time_control=TimeControl(args.decision_ms, args.bank_ms, args.startup_ms),
         gzip=args.gzip,
         deal_key=key,
-        confinement=doctor.confinement(args),
+        confinement=sandbox_options.confinement(args),
     )
     wanted = run_folder.identity(config)
     folder = run_folder.choose(args.record, DEFAULT_RECORDS, wanted)

@@ -8,25 +8,24 @@ from pathlib import Path
 
 import pytest
 
-from waraq.referee.cli import doctor
 from waraq.referee.common.arguments import Parser
-from waraq.referee.launch import sandbox
+from waraq.referee.launch import sandbox, sandbox_options
 
 WARAQ = str(Path(sys.executable).with_name("waraq"))
 
 
 def parsed(*args: str) -> sandbox.Config:
     parser = Parser(prog="waraq match")
-    doctor.add_sandbox_options(parser)
-    return doctor.confinement(parser.parse_args(args))
+    sandbox_options.add_sandbox_options(parser)
+    return sandbox_options.confinement(parser.parse_args(args))
 
 
 def test_every_limit_of_the_sandbox_has_its_option_and_its_default() -> None:
-    assert set(doctor.LIMIT_OPTIONS) == set(sandbox.LIMIT_RANGES) - {"open_files"}  # open files: no option
+    assert set(sandbox_options.LIMIT_OPTIONS) == set(sandbox.LIMIT_RANGES) - {"open_files"}  # open files: no option
     assert parsed().limits == sandbox.Limits()
 
 
-@pytest.mark.parametrize("name", list(doctor.LIMIT_OPTIONS))
+@pytest.mark.parametrize("name", list(sandbox_options.LIMIT_OPTIONS))
 def test_each_limit_takes_its_whole_range_and_is_carried_to_the_sandbox(name: str) -> None:
     for value in sandbox.LIMIT_RANGES[name]:
         assert getattr(parsed(f"--{name.replace('_', '-')}", str(value)).limits, name) == value

@@ -8,6 +8,7 @@ import re
 import sqlite3
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -176,3 +177,16 @@ def test_bots_are_named_as_given(tmp_path, short_two):
     toml = (where / "ladder.toml").read_text()
     assert 'name = "old"' in toml and 'name = "new"' in toml
     assert "old against new" in done.stdout and "old " in done.stdout.splitlines()[1]
+
+
+def test_sandbox_options_are_waraq_matchs_and_the_run_keeps_them(tmp_path, short_two):
+    refused = versus("random", "heuristic", "--dir", str(tmp_path / "x"), "--memory-mb", "1")
+    assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1, refused.stderr
+    assert "argument --memory-mb: '1' is not allowed: expected a whole number from" in refused.stderr
+    assert not (tmp_path / "x").exists()
+    where = tmp_path / "off"
+    args = ("--rules", str(short_two), "--dir", str(where), "--boards", "1", "--sandbox", "off", "--cpus", "2")
+    done = versus("random", "heuristic", *args)
+    assert done.returncode in (0, 1, 2), done.stdout + done.stderr
+    kept = tomllib.loads((where / "ladder.toml").read_text())["sandbox"]
+    assert (kept["mode"], kept["cpus"]) == ("off", 2)  # what `waraq ladder run -C` there plays under
