@@ -333,3 +333,27 @@ class Sprt:
         if llr <= self.lower:
             return Decision.H0
         return Decision.CONTINUE
+
+
+def fewest_boards(test: Sprt, decision: Decision = Decision.H1) -> int:
+    """The fewest boards after which ``test`` can reach ``decision``: every board won by A (H1), or lost (H0).
+
+    However much stronger A is, a board is at most won: with every board won
+    the best distribution of mean s puts mass s on a win, so the LLR grows by
+    ln(s1 / s0) a board (every board lost: by ln((1 − s1) / (1 − s0))), and
+    Wald's bound is reached only after upper / ln(s1 / s0) boards:
+    Sprt(0, 30) at α = β = 0.05 needs ln 19 / ln(2 s1) = 35.6, so 36 boards,
+    for a 500 Elo gap as for a 30 Elo one. The closed form is then checked on
+    the tally itself, so the count is the test's own.
+    """
+    if decision is Decision.CONTINUE:
+        raise ValueError("a count of boards is to a decision, H1 or H0, not to continuing")
+    score = 1.0 if decision is Decision.H1 else 0.0
+    per_board = math.log(test.s1 / test.s0) if score else math.log((1 - test.s1) / (1 - test.s0))
+    bound = test.upper if score else test.lower
+    n = max(1, math.ceil(bound / per_board))
+    while test.decide(Tally({score: n})) is not decision:
+        n += 1
+    while n > 1 and test.decide(Tally({score: n - 1})) is decision:
+        n -= 1
+    return n

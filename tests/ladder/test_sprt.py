@@ -22,6 +22,7 @@ from waraq.ladder.stats.sprt import (
     constrained_mle,
     elo_estimate,
     elo_of_score,
+    fewest_boards,
     likelihood_of_superiority,
     score_of_elo,
     width_elo,
@@ -202,6 +203,41 @@ def test_a_bot_that_wins_every_board_is_accepted_after_the_hand_counted_number_o
     # All losses: n ln((1 − s1)/(1 − s0)) = n · ln(0.719870) = −0.328684 n: lower = ln(1/19) reached at 9 boards.
     assert sprt.decide(Tally({0.0: 8})) is Decision.CONTINUE
     assert sprt.decide(Tally({0.0: 9})) is Decision.H0
+
+
+def test_the_fewest_boards_to_a_decision_are_the_hand_counted_ones():
+    # Sprt(0, 100): 12 boards all won, 9 all lost (the test above). Sprt(0, 30), versus's default:
+    # s1 = 0.543066, ln(2 s1) = 0.082620 a board won: ln 19 / 0.082620 = 35.64, so 36; a board lost
+    # gives ln(2 (1 − s1)) = −0.090159: 32.66, so 33.
+    assert fewest_boards(Sprt(0.0, 100.0)) == 12
+    assert fewest_boards(Sprt(0.0, 100.0), Decision.H0) == 9
+    assert fewest_boards(Sprt(0.0, 30.0)) == 36
+    assert fewest_boards(Sprt(0.0, 30.0), Decision.H0) == 33
+    with pytest.raises(ValueError, match="H1 or H0"):
+        fewest_boards(Sprt(0.0, 30.0), Decision.CONTINUE)
+
+
+@pytest.mark.parametrize("test", [Sprt(0.0, 30.0), Sprt(0.0, 5.0), Sprt(-10.0, 10.0, 0.01, 0.2), Sprt(0.0, 100.0)])
+def test_the_fewest_boards_are_where_the_test_read_after_every_board_stops_on_a_run_of_wins(test):
+    tally, boards = Tally.of([]), 0
+    while test.decide(tally) is Decision.CONTINUE:
+        tally, boards = tally.add(1.0), boards + 1
+    assert test.decide(tally) is Decision.H1 and boards == fewest_boards(test)
+    tally, boards = Tally.of([]), 0
+    while test.decide(tally) is Decision.CONTINUE:
+        tally, boards = tally.add(0.0), boards + 1
+    assert test.decide(tally) is Decision.H0 and boards == fewest_boards(test, Decision.H0)
+
+
+def test_no_tally_of_fewer_boards_decides_whatever_its_scores():
+    # Every tally of boards of two rooms (0, 1/2, 1) short of the fewest: none reaches either bound.
+    test = Sprt(0.0, 100.0)
+    for n in range(1, fewest_boards(test)):
+        for won in range(n + 1):
+            for lost in range(n - won + 1):
+                decided = test.decide(Tally({1.0: won, 0.5: n - won - lost, 0.0: lost}))
+                assert decided is not Decision.H1, (won, n - won - lost, lost)
+                assert decided is not Decision.H0 or n >= fewest_boards(test, Decision.H0), (won, lost)
 
 
 def test_no_boards_is_no_evidence():
