@@ -22,6 +22,7 @@ import argparse
 import json
 import sqlite3
 import sys
+from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -37,11 +38,11 @@ from waraq.ladder.play.scheduler import RunState
 from waraq.ladder.present import live, plot, report, report_html, table
 from waraq.ladder.present.live import LiveView, duration
 from waraq.ladder.stats.ratings import environment
-from waraq.ladder.stats.sequential import DEFAULT_MARGIN
+from waraq.ladder.stats.sequential import DEFAULT_MARGIN, Verdict
 from waraq.ladder.stats.sprt import score_of_elo
 from waraq.ladder.storage import key_file
 from waraq.ladder.storage.config import CONFIG, DATABASE, PARTNERS, RECORDS, ConfigError, LadderConfig
-from waraq.ladder.storage.store import StoreError
+from waraq.ladder.storage.store import Store, StoreError
 from waraq.ladder.storage.store import problem as store_problem
 from waraq.referee.common.arguments import print_error, refuse_writing_over
 from waraq.referee.games import registry
@@ -384,7 +385,8 @@ def _summary(console: Console, ladder: folder.Ladder, state: RunState) -> int:
             Text.assemble(
                 ("not stable:", "bold yellow"),
                 f" {finished.detail}, before every two neighbours were ordered or shown equal within "
-                f"{state.target.margin:g} Elo at {state.target.confidence:.0%}{least}",
+                f"{state.target.margin:g} Elo at {state.target.confidence:.0%}{least}"
+                + copies_note(open_copies(ladder.store, rows), ladder.config),
             ),
             highlight=False,
             soft_wrap=True,
@@ -395,6 +397,48 @@ def _summary(console: Console, ladder: folder.Ladder, state: RunState) -> int:
     else:
         console.print(f"done: {finished.detail}", highlight=False, markup=False)
     return 0
+
+
+# Measured by issue 32's review, not here: two copies of one bot between a much stronger and a much
+# weaker bot, mixed partners, need about this many matches to be shown tied (docs/ranking.md, "Partners").
+COPIES_TIED_MIXED = 5000
+
+
+def open_copies(store: Store, rows: Sequence[table.Standing]) -> list[tuple[str, str]]:
+    """The pairs of copies of one bot in the table that the rule has not settled, upper first.
+
+    Copies are entries of one version identity, as ``ladder add`` tells a version (the Hello's name and
+    version, and the hash of the code where it has one), under two names: two copies can never be ordered,
+    only tied. A pair is settled when every neighbour link from the upper copy down to the lower one is
+    ordered or tied; an open link between them leaves it open.
+    """
+    identity = {e.name: (e.hello_name, e.hello_version, e.files_hash) for e in store.entries()}
+    out = []
+    for i, upper in enumerate(rows):
+        for j in range(i + 1, len(rows)):
+            same = identity.get(upper.bot)
+            if same is None or same == (None, None, None) or identity.get(rows[j].bot) != same:
+                continue
+            if any(row.vs_next == Verdict.OPEN.value for row in rows[i:j]):
+                out.append((upper.bot, rows[j].bot))
+    return out
+
+
+def copies_note(copies: Sequence[tuple[str, str]], config: LadderConfig) -> str:
+    """What the closing line of a run stopped at its cap adds when copies of one bot are still open: why, and
+    what settles them sooner."""
+    if not copies:
+        return ""
+    pairs = ", ".join(f"{a} and {b}" for a, b in copies)
+    are = "are copies" if len(copies) == 1 else "are each copies"
+    said = f"; {pairs} {are} of one bot (the same version), which only a tie settles"
+    if config.matchmaking.partners == "mixed" and config.layout.teams:
+        return (
+            f"{said}; with mixed partners, two copies between a much stronger and a much weaker bot take about "
+            f"{COPIES_TIED_MIXED:,} matches to tie: a new ladder of bots each partnering itself "
+            "(`waraq ladder init --partners self`) ties them far sooner, or a higher --cap goes on with this one"
+        )
+    return f"{said}: a higher --cap goes on with this one"
 
 
 def figures_lines(ladder: folder.Ladder) -> list[str]:
