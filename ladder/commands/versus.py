@@ -103,9 +103,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         nargs=4,
         type=float,
         metavar=("ELO0", "ELO1", "ALPHA", "BETA"),
-        help="a sequential probability ratio test of H0: A−B = ELO0 against H1: A−B = ELO1, "
-        "with error rates ALPHA and BETA, on the boards' paired scores (default: 0 30 0.05 0.05; 30 Elo is a "
-        "54 %% score)",
+        help=sprt_help(),
     )
     stop.add_argument("--width", type=float, metavar="ELO", help="stop when the 95 %% Elo interval is this narrow")
     parser.add_argument("--boards", type=int, metavar="N", help=f"at most N boards (default {DEFAULT_BOARDS})")
@@ -117,6 +115,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     cluster.add_option(parser)
     sandbox_options.add_sandbox_options(parser)
     parser.set_defaults(run_command=main)
+
+
+def sprt_help() -> str:
+    """``--sprt``'s help, its figures computed from the default test, so that it cannot go stale."""
+    default = sprt.Sprt(*DEFAULT_SPRT)
+    least, least_h0 = sprt.fewest_boards(default), sprt.fewest_boards(default, sprt.Decision.H0)
+    return (
+        "a sequential probability ratio test of H0: A−B = ELO0 against H1: A−B = ELO1, with error rates ALPHA and "
+        f"BETA, on the boards' paired scores (default: {' '.join(f'{v:g}' for v in DEFAULT_SPRT)}; "
+        f"{default.elo1:g} Elo is a {100 * default.s1:.0f} %% score). A board is at most won, so the default "
+        f"accepts H1 after {least} boards at the fewest, when A wins every one, however much stronger A is "
+        f"(H0: {least_h0} boards, every one lost)"
+    )
 
 
 def main(args: argparse.Namespace, console: Console) -> int:
