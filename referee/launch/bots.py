@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -38,6 +39,7 @@ from waraq.referee.wire import common as wire
 from waraq.v1 import bot_pb2 as pb
 
 STOP_GRACE_S = 3.0  # what a launched bot has, after SIGTERM, to end on its own before SIGKILL
+ENDING_GRACE_S = 1.0  # what the bots' finished streams have, at stop, to take their MatchEnd and close
 EXIT_GRACE_S = 2.0  # for a bot's process to be seen ending once its stream broke
 
 
@@ -182,6 +184,7 @@ class Endpoint:
         self.log_path: Path | None = None
         self.stopped: StopReport | None = None  # how a launched bot ended, once stop() ended it
         self._channel: grpc.aio.Channel | None = None
+        self._endings: set[asyncio.Task[Any]] = set()  # its seats' streams told the end, not yet closed
 
     async def start(self) -> None:
         """Launch if needed, wait until healthy, ask ``Hello``; on failure keep the reason."""
@@ -331,7 +334,14 @@ class Endpoint:
     def seat(self) -> RemoteSeat | FailedSeat:
         if self.failure is not None or self._channel is None:
             return FailedSeat(self.name, self.failure or Fault(FaultCode.NOT_STARTED, "not started"))
-        return RemoteSeat(self._channel, self.name, self.version, hello=self.hello, explain=self._ended_by_limit)
+        return RemoteSeat(
+            self._channel,
+            self.name,
+            self.version,
+            hello=self.hello,
+            explain=self._ended_by_limit,
+            endings=self._endings,
+        )
 
     async def stop(self, grace_s: float = STOP_GRACE_S) -> StopReport | None:
         """Close the channel; end a launched bot: SIGTERM to its processes, ``grace_s`` to end, then SIGKILL.
@@ -341,6 +351,8 @@ class Endpoint:
         None for a bot the referee did not launch.
         """
         if self._channel is not None:
+            if self._endings:  # the last matches' ends, delivered before the channel goes
+                await asyncio.wait(set(self._endings), timeout=ENDING_GRACE_S)
             await self._channel.close()
             self._channel = None
         process, self.process = self.process, None

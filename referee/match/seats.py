@@ -93,6 +93,7 @@ class RemoteSeat:
         *,
         hello: pb.HelloReply | None = None,
         explain: Callable[[], Awaitable[str | None]] | None = None,
+        endings: set[asyncio.Task[Any]] | None = None,
     ) -> None:
         # The generated stub's Play, but taking decisions already serialized (waraq.referee.wire.hokm_bytes).
         self._play = channel.stream_stream(
@@ -121,6 +122,9 @@ class RemoteSeat:
         self.rewrite: Callable[[bytes], bytes] | None = None
         self.watch_close = False
         self.closed_ms: float | None = None
+        # The streams told their end and still open, while the bot reads its MatchEnd and closes its
+        # side: the owner of the channel waits on them before closing it (RemoteSeat.finish).
+        self._endings = endings
 
     async def open(self, start: pb.MatchStart) -> None:
         # Kept: asking asyncio for the running loop costs a getpid() system call each time (3.11).
@@ -244,6 +248,12 @@ class RemoteSeat:
                     self.closed_ms = await _closed_within(call, CLOSE_WAIT_S)
                     if self.closed_ms is None:
                         call.cancel()
+                elif self._endings is not None:
+                    # Written is not yet read: a channel closed now (the run's last match) would cancel
+                    # the stream under a MatchEnd the bot has not taken. Let it end its side first.
+                    ending = asyncio.create_task(_let_close(call))
+                    self._endings.add(ending)
+                    ending.add_done_callback(self._endings.discard)
                 return
             except (TimeoutError, grpc.RpcError, grpc.aio.UsageError, asyncio.InvalidStateError):
                 pass
@@ -281,6 +291,12 @@ _INF = float("inf")
 
 
 CLOSE_WAIT_S = 3.0  # check-bot: how long a bot may take to close its side once told the end
+
+
+async def _let_close(call: Any) -> None:
+    """Wait for the bot to end its side of a finished stream, CLOSE_WAIT_S at most, then cancel it."""
+    if await _closed_within(call, CLOSE_WAIT_S) is None:
+        call.cancel()
 
 
 async def _closed_within(call: Any, wait_s: float) -> float | None:
