@@ -142,9 +142,10 @@ def partners_served_together(per_seat: Sequence[BotSpec], teams: int) -> list[st
     for address, held in seats.items():
         partners = [seat for seat in held if any(other % teams == seat % teams for other in held if other != seat)]
         if partners:
+            named = ", ".join(map(str, partners[:-1])) + f" and {partners[-1]}"
             lines.append(
-                f"note: the bot at {address} holds partner seats {' and '.join(map(str, partners))}: one server "
-                "is sent both partners' hands (a command bot plays each seat in a process of its own)"
+                f"note: the bot at {address} holds partner seats {named}: one server is sent both partners' "
+                "hands (a command bot plays each seat in a process of its own)"
             )
     return lines
 

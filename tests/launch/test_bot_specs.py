@@ -53,7 +53,7 @@ RANDOM = BotSpec.parse("random")
     ("per_seat", "teams", "partners"),
     [
         ([ADDRESS, RANDOM, ADDRESS, RANDOM], 2, ["0 and 2"]),  # --bots ADDRESS random: a team
-        ([ADDRESS, ADDRESS, ADDRESS, ADDRESS], 2, ["0 and 1 and 2 and 3"]),  # it plays itself
+        ([ADDRESS, ADDRESS, ADDRESS, ADDRESS], 2, ["0, 1, 2 and 3"]),  # it plays itself
         ([ADDRESS, OTHER, ADDRESS, OTHER], 2, ["0 and 2", "1 and 3"]),
         ([ADDRESS, RANDOM, OTHER, RANDOM], 2, []),  # two servers, one seat each
         ([RANDOM, RANDOM, RANDOM, RANDOM], 2, []),  # launched: a process a seat
