@@ -1,6 +1,9 @@
 """A ladder of bots of known order, played in process: how many matches until its table is right.
 
     python bench/ranking.py [--seeds 2] [--matches 160] [--keep DIR]
+    python bench/ranking.py figures [--seeds 10] [--parts 1 2 3 4 5 6] [--epsilons ...] [--jobs 2] [...]
+    python bench/ranking.py boards-alone [--seeds 8] [--first-seed 1] [--base greedy|heuristic]
+                                         [--epsilons 0 .2 .4 .6 .8] [--cap 2000] [--keep DIR]
 
 The ladder is the ladder's own code: ``folder.init`` and ``folder.add`` make
 it, ``ledger.plan_next`` plans each batch, ``ledger.record`` stores and rates
@@ -21,13 +24,33 @@ without; after every batch it reads the table's order
 (:func:`waraq.ladder.present.table.standings`, rank order) and prints, per seed, the
 matches until that order first equals the true order and the count from
 which it stays so to the end, then the medians.
+
+``figures`` measures issue 14's figures side by side, each part a pool of
+ladders on ``--jobs`` worker processes (its ``--help`` lists the parts). Its
+part 1 compares two whole designs: duplicate boards ranked by the batch
+rating, against single matches ranked by TrueSkill per match.
+
+``boards-alone`` separates what the boards themselves save (issue 32). On
+each seed it plays two ladders of the same bots, both ranked by the batch
+rating and both stopped by ``--until-stable``'s rule at its defaults (0.95,
+50 Elo, the cap ``--cap``), one on duplicate boards and one on single
+matches, on the same seed and deal key; one ladder at a time, in this
+process. Its bots default to a family the earlier figures never used:
+``greedy`` with a share ε of random moves, ε = 0, 0.2, 0.4, 0.6, 0.8
+(``--base heuristic`` for the heuristic's). It prints, per seed, the
+matches until each ladder stopped, the count from which its table was in
+the true order to the stop, the ratio of each (paired over unpaired) and ρ
+between the rooms of the paired ladder's boards; then the verdicts at the
+stop, and the medians and ranges over the seeds.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import shlex
+import statistics
 import sys
 import tempfile
 import time
@@ -57,12 +80,14 @@ KNOWN_ORDER = Path(__file__).resolve().parent / "known_order.py"
 class BenchBot:
     name: str
     epsilon: float  # its true strength order: lower ε is stronger
+    base: str = "heuristic"  # the bot it plays as when not random (bench/known_order.py's BASES)
 
     @property
     def spec(self) -> str:
         """Its command spec in ladder.toml: the served bot, so ``waraq ladder run`` can play the same ladder."""
         command = f"{shlex.quote(sys.executable)} {shlex.quote(str(KNOWN_ORDER))} serve"
-        return f"{command} --epsilon {self.epsilon!r} --port {{port}}"
+        base = "" if self.base == "heuristic" else f" --base {self.base}"
+        return f"{command} --epsilon {self.epsilon!r}{base} --port {{port}}"
 
 
 FIVE = tuple(BenchBot(f"eps-{e:g}", e) for e in EPSILONS)
@@ -152,7 +177,9 @@ def play(planned: Planned, bots: dict[int, BenchBot], key: str, config: cfg.Ladd
     if unknown:
         raise ValueError(f"match {planned.id} seats entries {unknown}, which are none of the bench's bots")
     match_id = secret_deals.match_id(key, f"ladder/{planned.id}")  # what the scheduler sends the bots
-    players = [EpsilonPlayer(bots[e].epsilon, f"{match_id}/{seat}") for seat, e in enumerate(planned.seats)]
+    players = [
+        EpsilonPlayer(bots[e].epsilon, f"{match_id}/{seat}", bots[e].base) for seat, e in enumerate(planned.seats)
+    ]
     began = time.perf_counter()
     seed = secret_deals.dealing_seed(planned.seed, key)
     state = play_match(rules, seed, players, boards.dealer(config.game, rooms, seed))
@@ -778,7 +805,169 @@ def print_baseline(found: list[dict[str, Any]]) -> None:
     print(flush=True)
 
 
+# -- boards alone: what duplicate deals save, everything else the same (issue 32) -----------------------
+#
+# Part 1 of ``figures`` compares two whole designs: boards ranked by the batch rating against single
+# matches ranked by TrueSkill per match. This separates the boards' own part: each seed plays two
+# ladders of the same bots, both ranked by the batch rating and both stopped by ``--until-stable``'s
+# rule at its defaults, one on duplicate boards and one on single matches (``--no-duplicates``), on
+# the same seed and deal key. One process, one ladder at a time.
+
+GREEDY_FIVE = tuple(BenchBot(f"greedy-eps-{e:g}", e, "greedy") for e in (0.0, 0.2, 0.4, 0.6, 0.8))
+
+
+def task_boards_alone(work: str, seed: int, duplicate: bool, bots: Sequence[BenchBot], cap: int) -> dict[str, Any]:
+    """One ladder ``--until-stable`` (the defaults, this cap): when it stopped, when its table's order became the
+    true order for good, its verdicts, and for a paired ladder ρ and the matches a board is worth."""
+    from waraq.ladder.play import evidence
+
+    path = Path(work) / f"alone-{seed}-{'paired' if duplicate else 'single'}"
+    make_ladder(path, seed, bots, duplicate=duplicate)
+    config = cfg.load(path)
+    trajectory: list[tuple[int, list[str]]] = []
+
+    def after_batch(store: Store, rated: int) -> bool:
+        trajectory.append((rated, table_order(store, config)))
+        return True
+
+    target = ledger.Target(cap, until_stable=True)
+    stats = play_ladder(path, bots, target, on_batch=after_batch)
+    with folder.open_ladder(path, readonly=True) as ladder:
+        store = ladder.store
+        rows = table.standings(store, ladder.config, rule=target.rule)
+        counts = store.count_by_status()
+        found = evidence.gather(store, ladder.config, [e.id for e in store.entries()])
+    finished = stats.finished
+    return {
+        "seed": seed,
+        "duplicate": duplicate,
+        "seconds": stats.seconds,
+        "matches": counts[RATED] + counts[UNRATED],
+        "reason": finished.reason if finished else None,
+        "order": matches_until_ordered(trajectory, true_order(bots)),
+        "rows": [(r.bot, r.vs_next) for r in rows],
+        "rho": found.rho(),
+        "effective": found.effective_matches(),
+    }
+
+
+def boards_alone(argv: Sequence[str]) -> int:
+    """``python bench/ranking.py boards-alone``: duplicate boards against single matches, nothing else changed."""
+    parser = argparse.ArgumentParser(
+        prog="bench/ranking.py boards-alone",
+        description="what duplicate boards alone save: the same bots, batch rating and stopping rule, "
+        "with and without duplicate deals",
+    )
+    parser.add_argument("--seeds", type=int, default=8, help="ladder seeds FIRST .. FIRST + N - 1 (default 8)")
+    parser.add_argument("--first-seed", type=int, default=1, metavar="FIRST")
+    parser.add_argument(
+        "--base", choices=("greedy", "heuristic"), default="greedy", help="the family's base bot (default greedy)"
+    )
+    parser.add_argument(
+        "--epsilons", type=float, nargs="+", default=[b.epsilon for b in GREEDY_FIVE], help="default 0 .2 .4 .6 .8"
+    )
+    parser.add_argument("--cap", type=int, default=2000, help="the until-stable cap of each ladder (default 2000)")
+    parser.add_argument("--keep", type=Path, help="make the ladders here and keep them")
+    args = parser.parse_args(argv)
+    prefix = "greedy-eps" if args.base == "greedy" else "eps"
+    bots = tuple(BenchBot(f"{prefix}-{e:g}", e, args.base) for e in sorted(args.epsilons))
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
+    print(
+        f"boards alone: {', '.join(b.name for b in bots)} ({args.base} with a share ε of random moves), 4-player "
+        f"classic, mixed partners, until stable (confidence 0.95, margin 50 Elo), cap {args.cap}; each seed a ladder "
+        "on duplicate boards (paired) and one on single matches (unpaired), the same seed and deal key, both ranked "
+        "by the batch rating. Per ladder: the matches until it stopped, and from when its table was the true order "
+        "to the end",
+        flush=True,
+    )
+    print(
+        f"  {'seed':>4}  {'paired: stop':>12} {'order':>6}  {'unpaired: stop':>14} {'order':>6}  "
+        f"{'stop ratio':>10}  {'order ratio':>11}  {'ρ':>6}  seconds",
+        flush=True,
+    )
+    began = time.perf_counter()
+    runs: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    with tempfile.TemporaryDirectory(prefix="waraq-boards-alone-") as scratch:
+        work = str(args.keep or scratch)
+        Path(work).mkdir(parents=True, exist_ok=True)
+        for seed in seeds:
+            paired, single = (task_boards_alone(work, seed, d, bots, args.cap) for d in (True, False))
+            runs.append((paired, single))
+            print(f"  {_alone_line(paired, single, args.cap)}", flush=True)
+    print(f"\n{len(runs)} seeds in {time.perf_counter() - began:.0f} s", flush=True)
+    print_boards_alone(runs, bots, args.cap)
+    return 0
+
+
+def _stop_cell(run: dict[str, Any]) -> str:
+    return f"{run['matches']}" + ("" if run["reason"] == "stable" else f" ({run['reason']})")
+
+
+def _alone_line(paired: dict[str, Any], single: dict[str, Any], cap: int) -> str:
+    stays = [r["order"][1] for r in (paired, single)]
+    order_ratio = f"{stays[0] / stays[1]:.2f}" if None not in stays else "-"
+    rho = f"{paired['rho']:+.3f}" if paired["rho"] is not None else "-"
+    bound = " " if paired["reason"] == single["reason"] == "stable" else "*"  # a ladder stopped by its cap
+    return (
+        f"{paired['seed']:>4}  {_stop_cell(paired):>12} {_count(stays[0], cap):>6}  "
+        f"{_stop_cell(single):>14} {_count(stays[1], cap):>6}  "
+        f"{paired['matches'] / single['matches']:>9.2f}{bound}  {order_ratio:>11}  {rho:>6}  "
+        f"{paired['seconds']:.0f} {single['seconds']:.0f}"
+    )
+
+
+def print_boards_alone(
+    runs: Sequence[tuple[dict[str, Any], dict[str, Any]]], bots: Sequence[BenchBot], cap: int
+) -> None:
+    if not runs:
+        return
+    stop = [p["matches"] / u["matches"] for p, u in runs]
+    order = [p["order"][1] / u["order"][1] for p, u in runs if p["order"][1] and u["order"][1]]
+    rhos = [p["rho"] for p, _ in runs if p["rho"] is not None]
+    effective = [p["effective"] for p, _ in runs if p["effective"] is not None]
+    capped = sum(r["reason"] != "stable" for pair in runs for r in pair)
+    rank = {b.name: i for i, b in enumerate(sorted(bots, key=lambda b: b.epsilon))}
+    print("\nverdicts at the stop (> above, = tied, ? open):")
+    for paired, single in runs:
+        for run in (paired, single):
+            rows = run["rows"]
+            wrong = [
+                f"{upper} {verdict} {lower}"
+                for (upper, verdict), (lower, _) in itertools.pairwise(rows)
+                if verdict == "tied" or (verdict == "above" and rank[upper] > rank[lower])
+            ]
+            kind = "paired" if run["duplicate"] else "unpaired"
+            print(
+                f"  {run['seed']:>4} {kind:>8}  {_verdicts(rows)}"
+                + (f"   not the truth: {', '.join(wrong)}" if wrong else "")
+            )
+    print(
+        f"\nmatches to stop, paired: median {median([p['matches'] for p, _ in runs]):g}, unpaired: median "
+        f"{median([u['matches'] for _, u in runs]):g}; "
+        f"{capped} ladder{'s' * (capped != 1)} stopped at the cap of {cap} (a ratio with one is a bound, marked *)"
+    )
+    print(
+        f"paired / unpaired, matches to stop, per seed: median {statistics.median(stop):.2f}, "
+        f"range {min(stop):.2f} – {max(stop):.2f} ({len(stop)} seeds)"
+    )
+    if order:
+        print(
+            f"paired / unpaired, matches until the table's order is the true order to the stop, per seed: median "
+            f"{statistics.median(order):.2f}, range {min(order):.2f} – {max(order):.2f} ({len(order)} seeds where "
+            "both ended in the true order)"
+        )
+    if rhos:
+        print(
+            f"ρ between a board's two rooms (paired ladders): median {statistics.median(rhos):.3f}, range "
+            f"{min(rhos):.3f} – {max(rhos):.3f}; a board worth a median {statistics.median(effective):.2f} "
+            "independent matches"
+        )
+    print(flush=True)
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["figures"]:
         sys.exit(figures(sys.argv[2:]))
+    if sys.argv[1:2] == ["boards-alone"]:
+        sys.exit(boards_alone(sys.argv[2:]))
     sys.exit(main())
