@@ -2,9 +2,10 @@
 
 The Python kit from a copy outside the repository (its stubs generated there),
 the JavaScript kit in place (``npm ci`` ran in CI's setup), the Go kit's binary
-(the session's ``go_starter``). Each check is a real ``waraq check-bot`` of
-every game and player count the kit declares; the three run at once, since
-each mostly waits on its bot's processes.
+(the session's ``go_starter``), the C++ kit's (``./setup`` built it in place;
+else a copy is built). Each check is a real ``waraq check-bot`` of every game
+and player count the kit declares; the four run at once, since each mostly
+waits on its bot's processes.
 """
 
 from __future__ import annotations
@@ -21,14 +22,14 @@ from typing import Any
 
 import pytest
 
-from tests.support import ROOT
+from tests.support import ROOT, cpp_starter
 
-pytestmark = pytest.mark.system("node", "go")  # the JavaScript and Go kits among the three
+pytestmark = pytest.mark.system("node", "go", "cpp")  # the JavaScript, Go and C++ kits among the four
 
 WARAQ = str(Path(sys.executable).with_name("waraq"))
 STARTERS = ROOT / "sample_bots" / "starters"
-# What each kit's Hello declares (its README): Hokm for all three, Hand for Python and JavaScript.
-DECLARED = {"python": {"hokm", "hand"}, "js": {"hokm", "hand"}, "go": {"hokm"}}
+# What each kit's Hello declares (its README): Hokm for all four, Hand for Python and JavaScript.
+DECLARED = {"python": {"hokm", "hand"}, "js": {"hokm", "hand"}, "go": {"hokm"}, "cpp": {"hokm"}}
 
 
 def _python_kit(tmp: Path) -> str:
@@ -61,8 +62,9 @@ def reports(tmp_path_factory: pytest.TempPathFactory, go_starter: Path) -> dict[
         "python": _python_kit(tmp),
         "js": f"node {STARTERS / 'js' / 'bot.js'} --port {{port}}",
         "go": f"{go_starter} --port {{port}}",
+        "cpp": f"{cpp_starter.binary(tmp)} --unix {{socket}}",  # a socket spares the sandbox its port relay
     }
-    with ThreadPoolExecutor(max_workers=3) as pool:
+    with ThreadPoolExecutor(max_workers=len(specs)) as pool:
         found = pool.map(lambda kit: _check(specs[kit], tmp / f"check-{kit}"), specs)
         return dict(zip(specs, found, strict=True))
 

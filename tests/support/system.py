@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +47,11 @@ def _go() -> bool:
     return all(shutil.which(tool) for tool in ("go", "protoc", "protoc-gen-go", "protoc-gen-go-grpc"))
 
 
+def _cpp() -> bool:
+    tools = all(shutil.which(tool) for tool in ("c++", "cmake", "pkg-config", "protoc", "grpc_cpp_plugin"))
+    return tools and subprocess.run(["pkg-config", "--exists", "grpc++", "protobuf"]).returncode == 0
+
+
 def _node() -> bool:
     return shutil.which("node") is not None and (JS_KIT / "node_modules").is_dir()
 
@@ -57,6 +63,9 @@ def _root() -> bool:
 GO_BUILD = ROOT / "sample_bots" / "starters" / "go" / "build.sh"
 # The Go starter's packages, as its build script names them (one list, which the script checks too).
 GO_PACKAGES = re.search(r'^packages="([^"]+)"$', GO_BUILD.read_text(), re.MULTILINE)[1]  # type: ignore[index]
+CPP_BUILD = ROOT / "sample_bots" / "starters" / "cpp" / "build.sh"
+# The C++ starter's, likewise.
+CPP_PACKAGES = re.search(r'^packages="([^"]+)"$', CPP_BUILD.read_text(), re.MULTILINE)[1]  # type: ignore[index]
 PARTS: dict[str, Part] = {
     "sandbox": Part(
         "bubblewrap, socat and libseccomp2, which confine launched bots",
@@ -65,6 +74,9 @@ PARTS: dict[str, Part] = {
     ),
     "chromium": Part("Debian's Chromium, which opens the HTML pages", "apt-get install chromium", _chromium),
     "go": Part("Go and Debian's gRPC for Go, which build the Go starter", f"apt-get install {GO_PACKAGES}", _go),
+    "cpp": Part(
+        "g++, CMake and Debian's gRPC for C++, which build the C++ starter", f"apt-get install {CPP_PACKAGES}", _cpp
+    ),
     "node": Part(
         "Node.js 20 and the JavaScript starter's packages",
         "npm ci --prefix sample_bots/starters/js",
