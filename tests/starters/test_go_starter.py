@@ -166,13 +166,17 @@ def test_the_kit_copied_without_a_proto_refuses_to_build_and_says_where_to_find_
 
 
 # Slips a bot author may make in choose, put at its top in a copy of the kit: a panic, an
-# action that is not legal, and a legal DISCARD with its two cards the other way round.
+# action that is not legal, a note of 1,200 bytes (the referee takes 1,024), and a legal DISCARD
+# with its two cards the other way round.
 SLIPS = """\
 	if decision.Kind == "TRUMP" {
 		panic("a slip")
 	}
 	if decision.Kind == "PLAY" && len(decision.GetHokm().Trick) == 0 {
 		return &pb.Action{Action: &pb.Action_Card{Card: "XX"}}, "leads a card nobody holds"
+	}
+	if decision.Kind == "PLAY" {
+		return decision.Legal[0], strings.Repeat("é", 600)
 	}
 	if decision.Kind == "DISCARD" {
 		pair := decision.Legal[0].GetDiscard().Cards
@@ -205,6 +209,8 @@ def test_a_slip_in_choose_costs_a_decision_not_the_match(binary: Path, tmp_path:
         elif event["kind"] == "PLAY" and not view["trick"]:
             assert event["action"] == legal[0], event
             assert note == f"fallback: choose answered XX, which is not one of the {len(legal)} legal", event
+        elif event["kind"] == "PLAY":
+            assert note == "é" * 512, event  # cut to 1,024 bytes on a character's boundary: no fault
         elif event["kind"] == "DISCARD":
             assert note == "reversed" and sorted(event["action"]) == sorted(legal[0]), event
         seen[event["kind"]] += 1

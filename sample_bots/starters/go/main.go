@@ -27,6 +27,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -51,7 +52,8 @@ const (
 
 // choose answers one Hokm decision: it returns one of decision.Legal and a
 // short note, which the referee records beside the action and `waraq replay`
-// shows (the referee keeps the first 1024 bytes).
+// shows (at most 1024 bytes: reply cuts a longer one, which the referee would
+// refuse as MALFORMED).
 //
 // decision.Kind says what is asked and decision.Legal lists every legal
 // answer; the Action field each one sets depends on the kind:
@@ -224,7 +226,22 @@ func reply(decision *pb.DecisionRequest) (*pb.DecisionReply, error) {
 		fmt.Fprintf(os.Stderr, "%s: match %s seq %d (%s): %s\n", botName, decision.MatchId, decision.Seq, decision.Kind, problem)
 		action, note = decision.Legal[0], "fallback: "+problem
 	}
-	return &pb.DecisionReply{Seq: decision.Seq, Action: action, Note: note}, nil
+	return &pb.DecisionReply{Seq: decision.Seq, Action: action, Note: cutNote(note)}, nil
+}
+
+// noteLimit is the referee's: a longer note is a MALFORMED reply.
+const noteLimit = 1024
+
+// cutNote keeps the first noteLimit bytes of note, cut on a character's boundary.
+func cutNote(note string) string {
+	if len(note) <= noteLimit {
+		return note
+	}
+	end := noteLimit
+	for end > 0 && !utf8.RuneStart(note[end]) {
+		end--
+	}
+	return note[:end]
 }
 
 // chooseSafely is choose, with a panic caught and told in problem (its stack goes to the log).
