@@ -15,49 +15,34 @@ stops at once, saying what to install (tests/support/system.py).
 
 from __future__ import annotations
 
-import shlex
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
 
+from tests.support import kit_matches
 from tests.support.cpp_starter import KIT, NAME, PROTO, VERSION, build, copy_kit, spelled
 from tests.support.go_starter import decisions_with_views
+from tests.support.kit_matches import Case, Played, play, play_all, starter_seats
 from waraq.referee.games.hokm import engine as hokm
-from waraq.referee.games.hokm.rules import HokmRules, load_rules
-from waraq.referee.records.record_file import read_record
+from waraq.referee.games.hokm.rules import load_rules
 from waraq.v1 import bot_pb2, bot_pb2_grpc
 
 pytestmark = pytest.mark.system("cpp")  # the kit is built with g++, CMake and Debian's gRPC for C++
 
-WARAQ = str(Path(sys.executable).with_name("waraq"))
-DEAL_KEY = "65" * 32  # with it, each seed below deals the same decks on every run
-
-
-@dataclass(frozen=True)
-class Case:
-    rules: str  # a preset, or a rules file of the kit
-    others: tuple[str, ...]  # the specs after the starter's, one a seat it does not hold
-    seed: int
-    kinds: frozenset[str]  # what the starter must be asked
-    listen: str = "--port {port}"  # how the referee tells the starter where to listen
-
-
-# Seed-dependent: each seed was checked to ask the starter these kinds; if one fails after
-# an engine change, pick another seed. The starter's own random answers depend on it too (it
-# seeds them from the match id, and libstdc++ turns them into choices). A starter's seat asked
-# REDEAL needs no face card in its five, and BAM needs its side's 7 tricks to none: at random,
-# 7 seeds of 1 to 80 ask both, 18 the first.
+# Seed-dependent: with kit_matches.DEAL_KEY each seed deals the same decks on every run, and
+# each was checked to ask the starter these kinds; if one fails after an engine change, pick
+# another seed. The starter's own random answers depend on it too (it seeds them from the
+# match id, and libstdc++ turns them into choices). A starter's seat asked REDEAL needs no
+# face card in its five, and BAM needs its side's 7 tricks to none: at random, 7 seeds of 1
+# to 80 ask both, 18 the first.
 ALL_KINDS = frozenset(hokm.KINDS)
 CASES = {
     "four": Case("classic", ("random",), 1, frozenset({"TRUMP", "PLAY"})),
@@ -73,37 +58,10 @@ def binary(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build(copy_kit(tmp_path_factory.mktemp("kit") / "mybot"), "--proto", str(PROTO))
 
 
-@dataclass
-class Played:
-    case: Case
-    rules: HokmRules
-    run: subprocess.CompletedProcess[str]
-    events: list[dict[str, Any]]
-
-
-def _play(binary: Path, case: Case, here: Path) -> Played:
-    here.mkdir()
-    kit = binary.parents[1]
-    rules = str(kit / case.rules) if case.rules.endswith(".toml") else case.rules
-    starter = f"{shlex.quote(str(binary))} {case.listen}"
-    run = subprocess.run(
-        [WARAQ, "match", "--rules", rules, "--bots", starter, *case.others,
-         "--seed", str(case.seed), "--deal-key", DEAL_KEY, "--record", "records"],
-        capture_output=True, text=True, timeout=600, cwd=here,
-    )  # fmt: skip
-    (path,) = (here / "records").glob("*.jsonl")
-    record = read_record(path)
-    assert record.complete, f"record {path} is incomplete: {record.problem}"
-    return Played(case, load_rules(record.events[0]["rules"]), run, record.events)
-
-
 @pytest.fixture(scope="module")
 def matches(binary: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Played]:
     """Every case's `waraq match`, run at once."""
-    root = tmp_path_factory.mktemp("cpp-starter-matches")
-    with ThreadPoolExecutor(max_workers=len(CASES)) as pool:
-        done = {name: pool.submit(_play, binary, case, root / name) for name, case in CASES.items()}
-        return {name: future.result() for name, future in done.items()}
+    return play_all(binary, CASES, tmp_path_factory.mktemp("cpp-starter-matches"))
 
 
 @pytest.fixture(params=list(CASES))
@@ -111,26 +69,12 @@ def played(request: pytest.FixtureRequest, matches: dict[str, Played]) -> Played
     return matches[request.param]
 
 
-def _starter_seats(played: Played) -> set[int]:
-    return {s["seat"] for s in played.events[0]["seats"] if s["bot"] == NAME}
-
-
 def test_the_match_ends_without_a_fault(played: Played) -> None:
-    assert played.run.returncode == 0, played.run.stderr
-    assert [e for e in played.events if e["type"] == "fault"] == []
-    (result,) = [e for e in played.events if e["type"] == "result"]
-    assert result["reason"] in {"score", "bam"}, result
-    # Hello was answered: the header names the starter, with its version, at its seats: the
-    # specs fill the seats in turn, so the starter's are every (1 + others)-th from seat 0.
-    starter_seats = set(range(0, played.rules.players, 1 + len(played.case.others)))
-    assert _starter_seats(played) == starter_seats
-    assert {s["version"] for s in played.events[0]["seats"] if s["bot"] == NAME} == {VERSION}
+    kit_matches.check_the_match_ends_without_a_fault(played, NAME, VERSION)
 
 
 def test_the_starter_is_asked_every_kind_the_rules_bring(played: Played) -> None:
-    seats = _starter_seats(played)
-    asked = Counter(e["kind"] for e in played.events if e["type"] == "decision" and e["seat"] in seats)
-    assert played.case.kinds <= asked.keys(), f"the starter was asked only {dict(asked)}"
+    kit_matches.check_the_starter_is_asked_every_kind_the_rules_bring(played, NAME)
 
 
 def _same(action: Any, legal: Any) -> bool:
@@ -138,7 +82,7 @@ def _same(action: Any, legal: Any) -> bool:
 
 
 def test_every_starter_decision_is_legal_with_its_readmes_note(played: Played) -> None:
-    seats = _starter_seats(played)
+    seats = starter_seats(played, NAME)
     for event, view in decisions_with_views(played.rules, played.events):
         if event["seat"] in seats:
             where = f"round {event['round']} seat {event['seat']}: {event}"
@@ -149,7 +93,7 @@ def test_every_starter_decision_is_legal_with_its_readmes_note(played: Played) -
 
 def test_the_same_match_played_again_plays_the_same(binary: Path, matches: dict[str, Played], tmp_path: Path) -> None:
     # Its random numbers are seeded from the match id and the seat, which the deal key fixes.
-    again = _play(binary, CASES["two"], tmp_path / "again")
+    again = play(binary, CASES["two"], tmp_path / "again")
 
     def decisions(played: Played) -> list[tuple[Any, ...]]:
         return [(e["seat"], e["kind"], e["action"], e.get("note")) for e in played.events if e["type"] == "decision"]
@@ -196,7 +140,7 @@ def test_a_slip_in_choose_costs_a_decision_not_the_match(tmp_path: Path) -> None
     # The .proto given as the one argument, as docs/first-bot.md does (the fixture above says --proto).
     slipping = build(kit, str(PROTO))
 
-    played = _play(slipping, Case("two", ("random",), 1, frozenset()), tmp_path / "match")
+    played = play(slipping, Case("two", ("random",), 1, frozenset()), tmp_path / "match")
     assert played.run.returncode == 0, played.run.stderr
     assert [e for e in played.events if e["type"] == "fault"] == []
     seen = Counter()
