@@ -596,6 +596,9 @@ def print_ordering(found: list[dict[str, Any]], matches: int) -> None:
         f"{'(a`)':>6}  {'(b`)':>6}"
     )
     ratios: list[float] = []
+    # The two parts of (a)/(b), per seed: boards alone, (a)/(b'), both ranked by the table; and the
+    # rating alone, (b')/(b), single matches by the table against by TrueSkill per match.
+    parts: dict[str, list[float]] = {"boards": [], "rating": []}
     cells: dict[str, list[int | None]] = {"a": [], "b": [], "a2": [], "b2": []}
     for seed in seeds:
         paired, single = by.get((seed, True)), by.get((seed, False))
@@ -608,6 +611,8 @@ def print_ordering(found: list[dict[str, Any]], matches: int) -> None:
         # Never ordered counts as the cap: a ratio with it is a bound, marked.
         ratio = (a or matches) / (b or matches)
         ratios.append(ratio)
+        parts["boards"].append((a or matches) / (b2 or matches))
+        parts["rating"].append((b2 or matches) / (b or matches))
         mark = "" if a and b else "*"
         print(
             f"  {seed:>4}  {_count(a, matches):>10} {_count(af, matches):>7}  {_count(b, matches):>10} "
@@ -625,6 +630,12 @@ def print_ordering(found: list[dict[str, Any]], matches: int) -> None:
             f"{max(ratios):.2f} (goal ≤ 0.7: {'met' if q2 <= 0.7 else 'NOT met'}); "
             f"* = a side never ordered, counted as {matches}"
         )
+        for name, label in (("boards", "boards alone, (a)/(b')"), ("rating", "the batch rating alone, (b')/(b)")):
+            values = parts[name]
+            print(
+                f"  {label} per seed: median {statistics.median(values):.2f}, range {min(values):.2f} – "
+                f"{max(values):.2f} (a side never ordered counted as {matches})"
+            )
     print(flush=True)
 
 
