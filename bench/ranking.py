@@ -227,7 +227,15 @@ def median(values: Sequence[int | None]) -> float | None:
 
 def ordering_run(path: Path, seed: int, duplicate: bool, matches: int) -> tuple[tuple[int | None, int | None], Stats]:
     """One ladder of the five ε bots: its matches until ordered, and its stats."""
-    make_ladder(path, seed, FIVE, duplicate=duplicate)
+    return ordered_ladder(path, seed, FIVE, duplicate, ledger.Target(matches))
+
+
+def ordered_ladder(
+    path: Path, seed: int, bots: Sequence[BenchBot], duplicate: bool, target: ledger.Target
+) -> tuple[tuple[int | None, int | None], Stats]:
+    """A ladder of ``bots`` made and played to ``target``, its table's order read after every batch:
+    the matches until that order first was the true one and from when it stayed so; and its stats."""
+    make_ladder(path, seed, bots, duplicate=duplicate)
     config = cfg.load(path)
     trajectory: list[tuple[int, list[str]]] = []
 
@@ -235,8 +243,8 @@ def ordering_run(path: Path, seed: int, duplicate: bool, matches: int) -> tuple[
         trajectory.append((rated, table_order(store, config)))
         return True
 
-    stats = play_ladder(path, FIVE, ledger.Target(matches), on_batch=after_batch)
-    return matches_until_ordered(trajectory, true_order(FIVE)), stats
+    stats = play_ladder(path, bots, target, on_batch=after_batch)
+    return matches_until_ordered(trajectory, true_order(bots)), stats
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -833,16 +841,8 @@ def task_boards_alone(work: str, seed: int, duplicate: bool, bots: Sequence[Benc
     from waraq.ladder.play import evidence
 
     path = Path(work) / f"alone-{seed}-{'paired' if duplicate else 'single'}"
-    make_ladder(path, seed, bots, duplicate=duplicate)
-    config = cfg.load(path)
-    trajectory: list[tuple[int, list[str]]] = []
-
-    def after_batch(store: Store, rated: int) -> bool:
-        trajectory.append((rated, table_order(store, config)))
-        return True
-
     target = ledger.Target(cap, until_stable=True)
-    stats = play_ladder(path, bots, target, on_batch=after_batch)
+    order, stats = ordered_ladder(path, seed, bots, duplicate, target)
     with folder.open_ladder(path, readonly=True) as ladder:
         store = ladder.store
         rows = table.standings(store, ladder.config, rule=target.rule)
@@ -855,7 +855,7 @@ def task_boards_alone(work: str, seed: int, duplicate: bool, bots: Sequence[Benc
         "seconds": stats.seconds,
         "matches": counts[RATED] + counts[UNRATED],
         "reason": finished.reason if finished else None,
-        "order": matches_until_ordered(trajectory, true_order(bots)),
+        "order": order,
         "rows": [(r.bot, r.vs_next) for r in rows],
         "rho": found.rho(),
         "effective": found.effective_matches(),
