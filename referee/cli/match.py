@@ -38,6 +38,8 @@ from waraq.referee.games import registry
 from waraq.referee.games.results import ResultReason
 from waraq.referee.launch import sandbox_options
 from waraq.referee.launch.bots import BotSpec, Endpoint, partners_served_together, spec_kinds
+from waraq.referee.lobby import options as lobby_options
+from waraq.referee.lobby.options import LobbyConfig
 from waraq.referee.match import secret_deals
 from waraq.referee.match.faults import Fault
 from waraq.referee.match.play import POLICIES, MatchOutcome, TimeControl
@@ -151,6 +153,7 @@ def register(commands: Any) -> None:
         "--json", action="store_true", help="print one JSON object on stdout instead of the tables (see below)"
     )
     sandbox_options.add_sandbox_options(match)
+    lobby_options.add_lobby_options(match)
     match.set_defaults(run_command=play)
 
 
@@ -175,6 +178,7 @@ def play(args: argparse.Namespace, console: Console) -> int:
         gzip=args.gzip,
         deal_key=key,
         confinement=sandbox_options.confinement(args),
+        lobby=lobby_options.lobby_config(args) or LobbyConfig(),
     )
     wanted = run_folder.identity(config)
     folder = run_folder.choose(args.record, DEFAULT_RECORDS, wanted)
@@ -190,7 +194,14 @@ def play(args: argparse.Namespace, console: Console) -> int:
     task = progress.add_task("matches", total=args.games, completed=len(kept))
     with progress if people else contextlib.nullcontext():
         try:
-            report = asyncio.run(run(config, on_outcome=lambda _: progress.advance(task)))
+            told = console if people else Console(stderr=True)
+            report = asyncio.run(
+                run(
+                    config,
+                    on_outcome=lambda _: progress.advance(task),
+                    on_lobby=lambda address, tokens: _tell_dial_ins(told, address, tokens),
+                )
+            )
         except BaseException:  # interrupted: the matches played so far can be played again too
             if not given:
                 _tell_deal_key(console if people else Console(stderr=True), args.seed, key)
@@ -244,6 +255,19 @@ def _announce(
         console.print(
             f"{len(kept)} match(es) kept from the records of this run in {folder}/", highlight=False, markup=False
         )
+
+
+def _tell_dial_ins(console: Console, address: str, tokens: Mapping[str, str]) -> None:
+    """Where the dial-in bots dial, and each one's token for this run: the only time it is shown."""
+    for name, token in tokens.items():
+        console.print(f"dial-in bot {name}: dial {address} with token {token}", highlight=False, markup=False)
+    console.print(
+        f"  e.g. python sample_bots/starters/python/bot.py --connect {address} --token TOKEN; the match waits "
+        f"up to --startup-ms for each",
+        highlight=False,
+        markup=False,
+    )
+    console.file.flush()  # a script waiting for the token reads it now, not when the run ends
 
 
 def _print_results(

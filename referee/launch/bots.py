@@ -32,9 +32,11 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from waraq.referee.common import built_in
 from waraq.referee.launch import bot_log, sandbox
 from waraq.referee.launch.bot_socket import BotSocketError
+from waraq.referee.lobby.lobby import Lobby
+from waraq.referee.lobby.seat import DialInSeat
 from waraq.referee.match import hello
 from waraq.referee.match.faults import Fault, FaultCode
-from waraq.referee.match.seats import Answer, Question, RemoteSeat, open_channel
+from waraq.referee.match.seats import Answer, Question, RemoteSeat, Via, open_channel
 from waraq.referee.wire import common as wire
 from waraq.v1 import bot_pb2 as pb
 
@@ -72,6 +74,13 @@ class SpecKind(StrEnum):
     BUILTIN = "builtin"  # a name in :mod:`waraq.referee.common.built_in`'s table
     COMMAND = "command"  # a command line with {port} or {socket}, launched by the referee
     ADDRESS = "address"  # a bot already listening: host:port or unix:PATH
+    DIAL_IN = "dial-in"  # a bot that dials the referee's lobby with a token (waraq.referee.lobby)
+
+    @property
+    def one_server(self) -> bool:
+        """Whether one bot serves every seat it holds, which the referee cannot split into a process a
+        seat: an address someone else runs, a bot that dials in."""
+        return self in (SpecKind.ADDRESS, SpecKind.DIAL_IN)
 
 
 # A name a user gives a bot before its spec, ``mine=node bot.js --port {port}``: letters, digits and
@@ -99,6 +108,8 @@ class BotSpec:
         text = spec.strip()
         if text in built_in.names():
             return cls(SpecKind.BUILTIN, text, name)
+        if text == SpecKind.DIAL_IN:
+            return cls(SpecKind.DIAL_IN, text, name)
         if "{port}" in text or "{socket}" in text:
             return cls(SpecKind.COMMAND, text, name)
         if text.startswith("unix:") or _looks_like_address(text):
@@ -107,7 +118,7 @@ class BotSpec:
         raise ValueError(
             f"bot {text!r}{named} is none of: a built-in bot ({', '.join(built_in.names())}), a command with "
             "{port} or {socket} (e.g. 'node sample_bots/starters/js/bot.js --port {port}'), "
-            "or an address (host:port, unix:PATH)"
+            "an address (host:port, unix:PATH), or dial-in (a bot that dials the lobby)"
         )
 
     def command(self) -> str | None:
@@ -123,7 +134,7 @@ def spec_kinds() -> str:
     """The kinds of bot spec, for a command's help: every command that takes a bot says the same."""
     return (
         f"a built-in bot ({', '.join(built_in.names())}), a command with {{port}} or {{socket}}, "
-        "or an address (host:port, unix:PATH)"
+        "an address (host:port, unix:PATH), or dial-in (a bot that dials the lobby with a token)"
     )
 
 
@@ -136,15 +147,16 @@ def partners_served_together(per_seat: Sequence[BotSpec], teams: int) -> list[st
         return []  # each seat alone: no partners
     seats: dict[str, list[int]] = {}
     for seat, spec in enumerate(per_seat):
-        if spec.kind == SpecKind.ADDRESS:
-            seats.setdefault(spec.value, []).append(seat)
+        if spec.kind.one_server:
+            who = f"at {spec.value}" if spec.kind is SpecKind.ADDRESS else f"{spec.name or spec.value} (dial-in)"
+            seats.setdefault(who, []).append(seat)
     lines = []
-    for address, held in seats.items():
+    for who, held in seats.items():
         partners = [seat for seat in held if any(other % teams == seat % teams for other in held if other != seat)]
         if partners:
             named = ", ".join(map(str, partners[:-1])) + f" and {partners[-1]}"
             lines.append(
-                f"note: the bot at {address} holds partner seats {named}: one server is sent both partners' "
+                f"note: the bot {who} holds partner seats {named}: one server is sent both partners' "
                 "hands (a command bot plays each seat in a process of its own)"
             )
     return lines
@@ -167,8 +179,13 @@ class Endpoint:
         cwd: str | None = None,
         confinement: sandbox.Config = sandbox.DEFAULT,
         warn: Callable[[str], None] | None = None,
+        lobby: Lobby | None = None,
+        dial_name: str = "",
     ) -> None:
         self.spec = spec
+        # A dial-in bot's lobby, and its name there (whose token it dials with).
+        self.lobby = lobby
+        self.dial_name = dial_name or spec.name or spec.value
         self.startup_s = startup_ms / 1000
         self.log_dir = log_dir
         self.cwd = cwd or None  # a command runs here (default: the referee's folder)
@@ -188,7 +205,11 @@ class Endpoint:
         self._endings: set[asyncio.Task[Any]] = set()  # its seats' streams told the end, not yet closed
 
     async def start(self) -> None:
-        """Launch if needed, wait until healthy, ask ``Hello``; on failure keep the reason."""
+        """Launch if needed, wait until healthy, ask ``Hello``; on failure keep the reason.
+        A dial-in bot: wait until it has dialled, and take the Hello it dialled with."""
+        if self.spec.kind is SpecKind.DIAL_IN:
+            await self._dialled_in()
+            return
         try:
             await asyncio.wait_for(self._start(), self.startup_s)
         except TimeoutError:
@@ -220,6 +241,22 @@ class Endpoint:
         self.hello = reply
         self.name = reply.name or self.name
         self.version = reply.version
+
+    async def _dialled_in(self) -> None:
+        lobby = self.lobby
+        if lobby is None:
+            self.failure = Fault(FaultCode.NOT_DIALLED_IN, f"{self.dial_name}: a dial-in bot, and no lobby listens")
+            return
+        if not await lobby.wait_for(self.dial_name, self.startup_s):
+            within = f"{self.startup_s * 1000:.0f} ms"
+            self.failure = Fault(
+                FaultCode.NOT_DIALLED_IN, f"dial-in bot {self.dial_name} did not dial in within {within}"
+            )
+            return
+        self.hello = lobby.hello(self.dial_name)
+        if self.hello is not None:
+            self.name = self.spec.name or self.hello.name or self.name
+            self.version = self.hello.version
 
     async def _launch(self, command: str) -> None:
         try:
@@ -333,9 +370,11 @@ class Endpoint:
             await asyncio.sleep(0.05)
 
     def seat(self) -> RemoteSeat | FailedSeat:
+        if self.failure is None and self.lobby is not None and self.spec.kind is SpecKind.DIAL_IN:
+            return DialInSeat(self.lobby, self.dial_name, self.name, self.version, wait_s=self.startup_s)
         if self.failure is not None or self._channel is None:
-            return FailedSeat(self.name, self.failure or Fault(FaultCode.NOT_STARTED, "not started"))
-        return RemoteSeat(
+            return FailedSeat(self.name, self.failure or Fault(FaultCode.NOT_STARTED, "not started"), self.via)
+        seat = RemoteSeat(
             self._channel,
             self.name,
             self.version,
@@ -343,6 +382,14 @@ class Endpoint:
             explain=self._ended_by_limit,
             endings=self._endings,
         )
+        seat.via = self.via
+        return seat
+
+    @property
+    def via(self) -> Via:
+        if self.spec.kind is SpecKind.DIAL_IN:
+            return Via.DIAL_IN
+        return Via.ADDRESS if self.spec.kind is SpecKind.ADDRESS else Via.LAUNCHED
 
     async def stop(self, grace_s: float = STOP_GRACE_S) -> StopReport | None:
         """Close the channel; end a launched bot: SIGTERM to its processes, ``grace_s`` to end, then SIGKILL.
@@ -397,9 +444,10 @@ class FailedSeat:
     """The seat of a bot that could not be made ready: opening it raises that reason again, a
     ``STARTUP`` fault with its code (``not_ready``, ``exited_at_startup``, ..)."""
 
-    def __init__(self, bot: str, failure: Fault) -> None:
+    def __init__(self, bot: str, failure: Fault, via: Via = Via.LAUNCHED) -> None:
         self.bot = bot
         self.version = ""
+        self.via = via
         self._failure = failure
 
     async def open(self, start: pb.MatchStart) -> None:

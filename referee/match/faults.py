@@ -39,6 +39,7 @@ class FaultCode(StrEnum):
     HELLO_UNREADABLE = "hello_unreadable"
     NOT_STARTED = "not_started"
     NOT_RUNNING = "not_running"  # a ladder's bot, suspended or not started again (waraq.ladder.play.scheduler)
+    NOT_DIALLED_IN = "not_dialled_in"  # a dial-in bot had no Dial stream open for the seat (waraq.referee.lobby)
     # .. its Hello does not declare the match (waraq.referee.match.hello) ..
     WRONG_PROTOCOL = "wrong_protocol"
     NO_GAMES = "no_games"
@@ -53,6 +54,7 @@ class FaultCode(StrEnum):
     NOT_A_MESSAGE = "not_a_message"
     REPLY_TOO_BIG = "reply_too_big"
     SEAT_ALREADY_LOST = "seat_already_lost"
+    CONNECTION_LOST = "connection_lost"  # a dial-in bot's connection was lost, and not back within the grace
     # .. or the reply is wrong, and the stream still in step.
     NOT_A_REPLY = "not_a_reply"
     WRONG_SEQ = "wrong_seq"
@@ -98,6 +100,7 @@ NATURES: dict[FaultCode, Nature] = {
     FaultCode.HELLO_UNREADABLE: _STARTUP,
     FaultCode.NOT_STARTED: _STARTUP,
     FaultCode.NOT_RUNNING: _STARTUP,
+    FaultCode.NOT_DIALLED_IN: _STARTUP,
     FaultCode.WRONG_PROTOCOL: _STARTUP,
     FaultCode.NO_GAMES: _STARTUP,
     FaultCode.GAME_NOT_DECLARED: _STARTUP,
@@ -109,6 +112,7 @@ NATURES: dict[FaultCode, Nature] = {
     FaultCode.NOT_A_MESSAGE: Nature(FaultKind.MALFORMED, True),
     FaultCode.REPLY_TOO_BIG: Nature(FaultKind.MALFORMED, True),
     FaultCode.SEAT_ALREADY_LOST: Nature(None, True),
+    FaultCode.CONNECTION_LOST: Nature(FaultKind.CRASH, True),
     FaultCode.NOT_A_REPLY: Nature(FaultKind.MALFORMED, False),
     FaultCode.WRONG_SEQ: Nature(FaultKind.MALFORMED, False),
     FaultCode.NOTE_TOO_LONG: Nature(FaultKind.MALFORMED, False),

@@ -43,7 +43,7 @@ from waraq.referee.games import registry
 from waraq.referee.games.results import ResultReason
 from waraq.referee.match import secret_deals
 from waraq.referee.match.faults import Fault, FaultCode
-from waraq.referee.match.seats import Answer, Question, Seat
+from waraq.referee.match.seats import Answer, Question, Seat, TellsConnections
 from waraq.referee.match.time_bank import TimeBank
 from waraq.referee.records.record_file import FORMAT, RecordWriter
 from waraq.v1 import bot_pb2 as pb
@@ -172,6 +172,9 @@ class _Run:
         self.banks = [TimeBank(clock.decision_ms, clock.bank_ms) for _ in range(config.rules.players)]
         self.substitutes = random.Random(f"waraq/{config.dealing_seed}/substitute")
         self.end: pb.MatchEnd | None = None
+        for seat in seats:
+            if isinstance(seat, TellsConnections):  # its connection lines go in the record, in their place
+                seat.tell = self.write
 
     def write(self, event: dict[str, Any]) -> None:
         """Write one of the runner's events (a fault, a forfeit), after the engine's before it."""
@@ -327,7 +330,7 @@ class _Run:
             "rules_hash": config.rules.rules_hash,
             "seed": config.seed,
             "deal_key": bool(config.deal_key),  # whether a secret key was mixed in (never the key)
-            "seats": [{"seat": i, "bot": s.bot, "version": s.version} for i, s in enumerate(self.seats)],
+            "seats": [_seat_header(i, seat) for i, seat in enumerate(self.seats)],
             "time_control": asdict(config.time_control),
             "policy": str(config.policy),
             "started": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
@@ -346,3 +349,12 @@ class _Run:
             partners=[s for s in team if s != seat],
             time_control=pb.TimeControl(decision_ms=tc.decision_ms, bank_ms=tc.bank_ms, startup_ms=tc.startup_ms),
         )
+
+
+def _seat_header(number: int, seat: Seat) -> dict[str, Any]:
+    """A seat as the header names it: its bot, version, and how the seat reached it, if it says."""
+    header: dict[str, Any] = {"seat": number, "bot": seat.bot, "version": seat.version}
+    via = getattr(seat, "via", None)  # optional in Seat: a seat of a test or a plug-in may not say
+    if via is not None:
+        header["via"] = str(via)
+    return header

@@ -21,7 +21,8 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from enum import StrEnum
+from typing import Any, Protocol, runtime_checkable
 
 import grpc
 from google.protobuf.message import DecodeError
@@ -58,6 +59,32 @@ class Question:
         return (self.deadline_ms + self.bank_ms) / 1000
 
 
+class LineLost(Exception):
+    """Raised by a seat's call that is no gRPC call (a dial-in line, :mod:`waraq.referee.lobby.line`)
+    when the seat is lost for a reason of its own: :class:`RemoteSeat` charges ``fault`` as it is."""
+
+    def __init__(self, fault: Fault) -> None:
+        super().__init__(fault.detail)
+        self.fault = fault
+
+
+class Via(StrEnum):
+    """How a seat reaches its bot: the record's ``seats[].via`` (docs/records.md)."""
+
+    LAUNCHED = "launched"  # a process the referee started, over its socket or port
+    ADDRESS = "address"  # a server someone else runs, at an address the referee dials
+    DIAL_IN = "dial-in"  # a bot that dialled the referee's lobby (waraq.referee.lobby)
+    IN_PROCESS = "in-process"  # a Python callable in the referee's own process (tests, benchmarks)
+
+
+@runtime_checkable
+class TellsConnections(Protocol):
+    """A seat whose bot may drop and come back mid-match: the match gives it a way to write the
+    record's ``connection`` lines (a dial-in seat, waraq.referee.lobby.seat)."""
+
+    tell: Callable[[dict[str, Any]], None] | None
+
+
 class Seat(Protocol):
     """What the match (:func:`waraq.referee.match.play.run_match`) needs of a seat, for one match.
 
@@ -73,6 +100,7 @@ class Seat(Protocol):
 
     bot: str  # the bot's name, for the record
     version: str
+    # A seat may also say how it reaches its bot, ``via`` (a Via): the record's header writes it.
 
     async def open(self, start: pb.MatchStart) -> None: ...
 
@@ -87,7 +115,7 @@ class RemoteSeat:
 
     def __init__(
         self,
-        channel: grpc.aio.Channel,
+        channel: grpc.aio.Channel | None,
         bot: str,
         version: str,
         *,
@@ -96,12 +124,16 @@ class RemoteSeat:
         endings: set[asyncio.Task[Any]] | None = None,
     ) -> None:
         # The generated stub's Play, but taking decisions already serialized (waraq.referee.wire.hokm_bytes).
-        self._play = channel.stream_stream(
-            PLAY_METHOD, request_serializer=_serialize, response_deserializer=_deserialize
-        )
+        # Without a channel, a subclass gives its own call before opening (waraq.referee.lobby.seat).
+        self._play: Callable[[], Any] | None = None
+        if channel is not None:
+            self._play = channel.stream_stream(
+                PLAY_METHOD, request_serializer=_serialize, response_deserializer=_deserialize
+            )
         self._loop: asyncio.AbstractEventLoop | None = None
         self.bot = bot
         self.version = version
+        self.via = Via.ADDRESS  # its endpoint says when it launched the bot
         self.hello = hello  # the bot's Hello, checked against each MatchStart (None: not checked)
         self._call: Any = None
         self._dead: Fault | None = None
@@ -138,6 +170,7 @@ class RemoteSeat:
         # stream is a round trip, and a 5 ms deadline lost matches at open under load.
         clock = start.time_control
         self._send_s = ((clock.decision_ms + clock.bank_ms) or SEND_S * 1000) / 1000
+        assert self._play is not None  # a channel's, or the subclass's
         try:
             self._call = self._play()
             opening = pb.RefereeMessage(start=start)
@@ -154,6 +187,8 @@ class RemoteSeat:
         except (grpc.RpcError, grpc.aio.UsageError) as error:  # UsageError: the channel is closed
             detail = await self._why(f"could not open the Play stream: {_rpc(error)}")
             raise self._die(FaultCode.OPEN_FAILED, detail) from None
+        except LineLost as lost:
+            raise self._lose(lost.fault) from None
 
     async def ask(self, question: Question) -> Answer:
         if self._dead is not None:
@@ -189,6 +224,8 @@ class RemoteSeat:
                 detail = f"a message over the referee's limit of {REPLY_LIMIT} bytes ({_rpc(error)})"
                 raise self._die(FaultCode.REPLY_TOO_BIG, detail) from None
             raise self._die(FaultCode.STREAM_BROKEN, await self._why(f"the stream broke: {_rpc(error)}")) from None
+        except LineLost as lost:
+            raise self._lose(lost.fault) from None
         finally:
             self._waiter = None
         if message is grpc.aio.EOF:
@@ -255,7 +292,7 @@ class RemoteSeat:
                     self._endings.add(ending)
                     ending.add_done_callback(self._endings.discard)
                 return
-            except (TimeoutError, grpc.RpcError, grpc.aio.UsageError, asyncio.InvalidStateError):
+            except (TimeoutError, grpc.RpcError, grpc.aio.UsageError, asyncio.InvalidStateError, LineLost):
                 pass
         call.cancel()
 
@@ -417,6 +454,7 @@ class InProcessSeat:
         self._factory = player_factory
         self.bot = bot
         self.version = version
+        self.via = Via.IN_PROCESS
         self._player: Player | None = None
 
     async def open(self, start: pb.MatchStart) -> None:

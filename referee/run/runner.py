@@ -26,6 +26,9 @@ from waraq.referee.games.registry import game_of_rules
 from waraq.referee.games.results import ResultReason
 from waraq.referee.launch import sandbox
 from waraq.referee.launch.bots import BotSpec, Endpoint, SpecKind
+from waraq.referee.lobby.lobby import Lobby
+from waraq.referee.lobby.options import LobbyConfig
+from waraq.referee.lobby.tokens import TokenTable
 from waraq.referee.match import secret_deals
 from waraq.referee.match.play import (
     FaultPolicy,
@@ -56,6 +59,7 @@ class RunConfig:
     # How launched bots are confined (waraq.referee.launch.sandbox); the records are hidden from them besides.
     confinement: sandbox.Config = sandbox.Config()
     skip: frozenset[int] = frozenset()  # seeds not to play: their records are kept (waraq.referee.run.run_folder)
+    lobby: LobbyConfig = LobbyConfig()  # where dial-in bots dial, if any is given
 
     def __post_init__(self) -> None:
         if len(self.bots) != self.rules.players:
@@ -116,8 +120,8 @@ def seat_slots(bots: Sequence[Bot], one_server: Callable[[Bot], bool] = lambda b
     return slots
 
 
-def _address(spec: BotSpec) -> bool:
-    return spec.kind == SpecKind.ADDRESS
+def _one_server(spec: BotSpec) -> bool:
+    return spec.kind.one_server
 
 
 def fill_seats(bots: Sequence[Bot], players: int, teams: int) -> list[Bot]:
@@ -200,19 +204,47 @@ def record_name(seed: int, game: str = "hokm") -> str:
     return f"{game}-{seed}.jsonl"
 
 
-async def run(config: RunConfig, on_outcome: Callable[[MatchOutcome], None] | None = None) -> RunReport:
+DialIns = Callable[[str, dict[str, str]], None]  # told the lobby's address and each dial-in bot's token
+
+
+async def run(
+    config: RunConfig,
+    on_outcome: Callable[[MatchOutcome], None] | None = None,
+    on_lobby: DialIns | None = None,
+) -> RunReport:
+    """Play the run's matches. With dial-in bots, a lobby listens first (``config.lobby``) and
+    ``on_lobby`` is told where and each bot's token, made for this run alone."""
+    lobby = None
+    dial_ins = sorted({spec.name or spec.value for spec in config.bots if spec.kind is SpecKind.DIAL_IN})
+    if dial_ins:
+        tokens = TokenTable()
+        issued = {name: tokens.issue(name) for name in dial_ins}
+        lobby = Lobby(tokens, grace_s=config.lobby.grace_s)
+        address = await lobby.listen(config.lobby.address, tls=config.lobby.tls)
+        if on_lobby is not None:
+            on_lobby(address, issued)
+    try:
+        return await _run(config, on_outcome, lobby)
+    finally:
+        if lobby is not None:
+            await lobby.close()
+
+
+async def _run(config: RunConfig, on_outcome: Callable[[MatchOutcome], None] | None, lobby: Lobby | None) -> RunReport:
     endpoints: dict[tuple[BotSpec, int], Endpoint] = {}
     confinement = config.confinement
     if config.record_dir is not None:
         config.record_dir.mkdir(parents=True, exist_ok=True)  # to be hidden, it must be there
         confinement = replace(confinement, hidden=(*confinement.hidden, config.record_dir))
-    for slot in seat_slots(config.bots, _address):
+    for slot in seat_slots(config.bots, _one_server):
         if slot not in endpoints:
             logs = config.record_dir / "logs" if config.record_dir else None
             endpoints[slot] = Endpoint(
-                slot[0], startup_ms=config.time_control.startup_ms, log_dir=logs, confinement=confinement
+                slot[0], startup_ms=config.time_control.startup_ms, log_dir=logs, confinement=confinement, lobby=lobby
             )
-    report = RunReport(bots=list(endpoints.values()), seats=[endpoints[s] for s in seat_slots(config.bots, _address)])
+    report = RunReport(
+        bots=list(endpoints.values()), seats=[endpoints[s] for s in seat_slots(config.bots, _one_server)]
+    )
     seeds = config.seeds
     if not seeds:
         _name_apart(config.bots, endpoints)
@@ -227,7 +259,9 @@ async def run(config: RunConfig, on_outcome: Callable[[MatchOutcome], None] | No
                 if report.stopped is not None:
                     return
                 try:
-                    outcome = await _one_match(config, seed, [endpoints[s] for s in seat_slots(config.bots, _address)])
+                    outcome = await _one_match(
+                        config, seed, [endpoints[s] for s in seat_slots(config.bots, _one_server)]
+                    )
                 except RecordError as error:  # matches in flight go on: what they finish is kept
                     report.stopped = report.stopped or error
                     return

@@ -35,7 +35,7 @@ class ForgetfulSeat:
     """An in-process seat that never calls ``on_sent``, as a third-party seat might not."""
 
     def __init__(self, inner: InProcessSeat) -> None:
-        self.inner, self.bot, self.version = inner, inner.bot, inner.version
+        self.inner, self.bot, self.version, self.via = inner, inner.bot, inner.version, inner.via
 
     async def open(self, start: Any) -> None:
         await self.inner.open(start)

@@ -48,10 +48,24 @@ class RefereeMessage(_message.Message):
     def __init__(self, start: _Optional[_Union[MatchStart, _Mapping]] = ..., decision: _Optional[_Union[DecisionRequest, _Mapping]] = ..., end: _Optional[_Union[MatchEnd, _Mapping]] = ...) -> None: ...
 
 class BotMessage(_message.Message):
-    __slots__ = ("reply",)
+    __slots__ = ("reply", "dial")
     REPLY_FIELD_NUMBER: _ClassVar[int]
+    DIAL_FIELD_NUMBER: _ClassVar[int]
     reply: DecisionReply
-    def __init__(self, reply: _Optional[_Union[DecisionReply, _Mapping]] = ...) -> None: ...
+    dial: Dial
+    def __init__(self, reply: _Optional[_Union[DecisionReply, _Mapping]] = ..., dial: _Optional[_Union[Dial, _Mapping]] = ...) -> None: ...
+
+class Dial(_message.Message):
+    __slots__ = ("token", "hello", "match_id", "seat")
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    HELLO_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    hello: HelloReply
+    match_id: str
+    seat: int
+    def __init__(self, token: _Optional[str] = ..., hello: _Optional[_Union[HelloReply, _Mapping]] = ..., match_id: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
 
 class MatchStart(_message.Message):
     __slots__ = ("match_id", "game", "rules_json", "rules_hash", "seat", "players", "partners", "time_control")

@@ -153,3 +153,94 @@ class Bot:
             timeout,
             metadata,
             _registered_method=True)
+
+
+class LobbyStub:
+    """The referee's side for a bot that dials in (docs/protocol.md, "Dialling in").
+    """
+
+    def __init__(self, channel):
+        """Constructor.
+
+        Args:
+            channel: A grpc.Channel.
+        """
+        self.Dial = channel.stream_stream(
+                '/waraq.v1.Lobby/Dial',
+                request_serializer=waraq_dot_v1_dot_bot__pb2.BotMessage.SerializeToString,
+                response_deserializer=waraq_dot_v1_dot_bot__pb2.RefereeMessage.FromString,
+                _registered_method=True)
+
+
+class LobbyServicer:
+    """The referee's side for a bot that dials in (docs/protocol.md, "Dialling in").
+    """
+
+    def Dial(self, request_iterator, context):
+        """One stream offers one seat. The bot sends `dial` first (its token and
+        what Hello would answer); a token the referee does not hold ends the
+        stream with UNAUTHENTICATED. The stream then waits, as long as the bot
+        keeps it open, until a match seats the bot: from there on it carries
+        exactly what a Play stream carries (`start`, one `decision` per
+        decision, `end`, then the referee's OK), and the bot answers each
+        decision with one `reply`. A bot keeps one stream open for each seat it
+        is ready to take at once: once a `start` arrives, it opens another, so
+        a match that seats it twice (or two matches) finds a stream for each.
+
+        A stream lost mid-match holds its seat for the referee's grace period
+        (30 s unless the referee says otherwise): the bot dials again with the
+        same token, `match_id` and `seat`, and is sent the `start` again and
+        then the decision the referee waits on (or the match's `end`, if it has
+        ended). The seat's clock runs while it is away. A reply to a request
+        already answered, sent again on the new stream, is dropped unread.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+
+def add_LobbyServicer_to_server(servicer, server):
+    rpc_method_handlers = {
+            'Dial': grpc.stream_stream_rpc_method_handler(
+                    servicer.Dial,
+                    request_deserializer=waraq_dot_v1_dot_bot__pb2.BotMessage.FromString,
+                    response_serializer=waraq_dot_v1_dot_bot__pb2.RefereeMessage.SerializeToString,
+            ),
+    }
+    generic_handler = grpc.method_handlers_generic_handler(
+            'waraq.v1.Lobby', rpc_method_handlers)
+    server.add_generic_rpc_handlers((generic_handler,))
+    server.add_registered_method_handlers('waraq.v1.Lobby', rpc_method_handlers)
+
+
+ # This class is part of an EXPERIMENTAL API.
+class Lobby:
+    """The referee's side for a bot that dials in (docs/protocol.md, "Dialling in").
+    """
+
+    @staticmethod
+    def Dial(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/waraq.v1.Lobby/Dial',
+            waraq_dot_v1_dot_bot__pb2.BotMessage.SerializeToString,
+            waraq_dot_v1_dot_bot__pb2.RefereeMessage.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
