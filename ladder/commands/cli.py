@@ -23,7 +23,7 @@ import json
 import sqlite3
 import sys
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +48,8 @@ from waraq.referee.common.arguments import print_error, refuse_writing_over
 from waraq.referee.games import registry
 from waraq.referee.games.options import RulesError
 from waraq.referee.launch.bots import BotSpec, SpecKind, spec_kinds
+from waraq.referee.lobby import options as lobby_options
+from waraq.referee.lobby.options import LobbyConfig
 from waraq.referee.records.record_file import RecordError
 
 TABLES = ("standings", "pairs", "matches", "ratings")
@@ -94,7 +96,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     add = commands.add_parser("add", parents=[where], help="add a bot, or a new version of one")
     add.add_argument("name", metavar="NAME")
-    add.add_argument("spec", metavar="SPEC", help=spec_kinds())
+    add.add_argument("spec", metavar="SPEC", nargs="?", help=spec_kinds())
+    add.add_argument(
+        "--dial-in",
+        action="store_true",
+        help="a bot that dials the ladder's lobby (no SPEC): its token is printed once, and only a hash is kept",
+    )
     add.add_argument(
         "--no-check", action="store_true", help="do not start it now (its identity is read at the first run)"
     )
@@ -105,6 +112,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     reinstate = commands.add_parser("reinstate", parents=[where], help="lift a bot's suspension")
     reinstate.add_argument("name", metavar="NAME")
+
+    token = commands.add_parser("token", parents=[where], help="a dial-in bot's token: --rotate replaces it")
+    token.add_argument("name", metavar="NAME")
+    token.add_argument(
+        "--rotate", action="store_true", required=True, help="make a new token, printed once; the old one is refused"
+    )
 
     run_ = commands.add_parser("run", parents=[where], help="play matches; Ctrl-C and `run` again continues")
     goal = run_.add_mutually_exclusive_group()
@@ -138,6 +151,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "other cards in their other rooms)",
     )
     cluster.add_option(run_)
+    lobby_options.add_lobby_options(run_, default=None)
 
     show = commands.add_parser(
         "show",
@@ -224,12 +238,57 @@ def describe(rules: Any) -> str:
 
 
 def _add(args: argparse.Namespace, console: Console) -> int:
+    if args.dial_in == (args.spec is not None):
+        raise ConfigError(f"ladder add {args.name}: give a SPEC ({spec_kinds()}), or --dial-in")
+    if args.dial_in:
+        return _add_dial_in(args, console)
     with folder.open_ladder(args.dir) as ladder:
         added = folder.add(ladder, args.name, args.spec, check=not args.no_check, same_entry=args.same_entry)
         note = _address_note(ladder.config, args.name, args.spec)
     console.print(added.message, highlight=False, soft_wrap=True, markup=False)
     if note:
         console.print(note, highlight=False, soft_wrap=True, markup=False)
+    return 0
+
+
+def _add_dial_in(args: argparse.Namespace, console: Console) -> int:
+    with folder.open_ladder(args.dir) as ladder:
+        added, token = folder.add_dial_in(ladder, args.name, same_entry=args.same_entry)
+    if token is None:
+        console.print(
+            f"{args.name} is a dial-in bot of this ladder already; `waraq ladder token {args.name} --rotate` "
+            "gives it a new token",
+            highlight=False,
+            soft_wrap=True,
+            markup=False,
+        )
+        return 0
+    console.print(
+        f"added {args.name}, a dial-in bot: it plays while it is connected to `waraq ladder run`'s lobby",
+        highlight=False,
+        soft_wrap=True,
+        markup=False,
+    )
+    _print_token(console, args.name, token)
+    return 0
+
+
+def _print_token(console: Console, name: str, token: str) -> None:
+    console.print(f"token {token}", highlight=False, markup=False, soft_wrap=True)
+    console.print(
+        f"This is the only time it is shown: give it to {name}'s author (their bot dials with "
+        "`--connect HOST:PORT --token TOKEN`, or WARAQ_TOKEN).",
+        highlight=False,
+        soft_wrap=True,
+        markup=False,
+    )
+
+
+def _token(args: argparse.Namespace, console: Console) -> int:
+    with folder.open_ladder(args.dir) as ladder:
+        token = folder.rotate_token(ladder, args.name)
+    console.print(f"{args.name}: a new token; the old one is refused from now on", highlight=False, markup=False)
+    _print_token(console, args.name, token)
     return 0
 
 
@@ -333,7 +392,7 @@ def _play(args: argparse.Namespace, console: Console, ladder: folder.Ladder) -> 
     with ladder.store.transaction():
         ladder.store.set_meta("target", target.to_text())
     concurrency = args.concurrency or ladder.config.run.concurrency
-    state = RunState(target, concurrency, cluster=args.ray)
+    state = RunState(target, concurrency, cluster=args.ray, lobby=_lobby(args, ladder))
     bots = ", ".join(b.name for b in ladder.config.bots) or "none"
     where = f" on the Ray cluster {args.ray}" if args.ray else ""
     console.print(
@@ -344,6 +403,26 @@ def _play(args: argparse.Namespace, console: Console, ladder: folder.Ladder) -> 
     )
     live.play(ladder, state, console, lambda store: LiveView(state, store, ladder.config), quiet=args.quiet)
     return _summary(console, ladder, state)
+
+
+def _lobby(args: argparse.Namespace, ladder: folder.Ladder) -> LobbyConfig | None:
+    """Where the dial-in bots dial: --lobby and its TLS, else ladder.toml's [lobby] (None: that one)."""
+    dial_ins = [b.name for b in ladder.config.bots if b.bot_spec.kind is SpecKind.DIAL_IN]
+    if args.ray and dial_ins:
+        raise ConfigError(
+            f"--ray: the dial-in bots ({', '.join(dial_ins)}) play on this machine only; run without --ray"
+        )
+    settings = ladder.config.lobby
+    if args.lobby is None:
+        args.lobby = settings.address or None
+    try:
+        given = lobby_options.lobby_config(args)
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
+    if given is None:
+        return None
+    grace = args.grace_s if args.grace_s != lobby_options.GRACE_S else settings.grace_s
+    return replace(given, grace_s=grace)
 
 
 def _goal(target: ledger.Target) -> str:
@@ -482,6 +561,8 @@ def _show(args: argparse.Namespace, console: Console) -> int:
         _print_whole(console, table.StandingsTable(rows, title=title))
         for line in table.suspensions(rows):
             console.print(line, soft_wrap=True)
+        for dial_in in table.dial_ins(ladder.store, ladder.config):
+            console.print(dial_in, highlight=False, markup=False, soft_wrap=True)
         if args.pairs:
             _print_whole(console, table.PairsTable(table.pairs(ladder.store, ladder.config.layout, everyone=args.all)))
         if args.figures:
@@ -592,6 +673,7 @@ COMMANDS = {
     "add": _add,
     "remove": _remove,
     "reinstate": _reinstate,
+    "token": _token,
     "run": _run,
     "show": _show,
     "export": _export,

@@ -22,6 +22,8 @@ from waraq.ladder.storage import config as cfg
 from waraq.ladder.storage import key_file
 from waraq.ladder.storage.config import Bot, ConfigError, LadderConfig, Matchmaking
 from waraq.ladder.storage.store import ACTIVE, REMOVED, RETIRED, SUSPENDED, Entry, Store
+from waraq.referee.launch.bots import SpecKind
+from waraq.referee.lobby import tokens
 
 LOCK = "ladder.lock"
 
@@ -201,6 +203,34 @@ def add(ladder: Ladder, name: str, spec: str, *, check: bool = True, same_entry:
     return Added(store.entry(entry_id), found, message)
 
 
+def add_dial_in(ladder: Ladder, name: str, *, same_entry: bool = False) -> tuple[Added, str | None]:
+    """Add a bot that dials in (waraq.referee.lobby), with a fresh token; the token, shown once (None for
+    a dial-in bot the ladder has already: ``waraq ladder token NAME --rotate`` gives it a new one)."""
+    current = ladder.config.bot(name)
+    added = add(ladder, name, SpecKind.DIAL_IN.value, check=False, same_entry=same_entry)
+    if current is not None and current.bot_spec.kind is SpecKind.DIAL_IN and _has_token(ladder, name):
+        return added, None
+    return added, rotate_token(ladder, name)
+
+
+def rotate_token(ladder: Ladder, name: str) -> str:
+    """A new token for the dial-in bot ``name``; the old one is refused from now on. Only its digest is kept."""
+    bot = ladder.config.bot(name)
+    if bot is None or bot.bot_spec.kind is not SpecKind.DIAL_IN:
+        dial_ins = ", ".join(b.name for b in ladder.config.bots if b.bot_spec.kind is SpecKind.DIAL_IN) or "none"
+        raise ConfigError(f"no dial-in bot {name!r} in {ladder.folder / cfg.CONFIG} (dial-in bots: {dial_ins})")
+    token = tokens.new_token()
+    with ladder.store.transaction():
+        ladder.store.set_token(name, tokens.digest(token))
+        entry = ladder.store.current_entry(name)
+        ladder.store.log(entry.id if entry else None, f"{name}: new dial-in token")
+    return token
+
+
+def _has_token(ladder: Ladder, name: str) -> bool:
+    return any(base == name for base in ladder.store.token_holders())
+
+
 def remove(ladder: Ladder, name: str) -> str:
     """Take a bot out: it plays no more; its matches and ratings stay in the database."""
     if ladder.config.bot(name) is None:
@@ -208,6 +238,7 @@ def remove(ladder: Ladder, name: str) -> str:
         raise ConfigError(f"no bot {name!r} in {ladder.folder / cfg.CONFIG} (bots: {known})")
     store = ladder.store
     with store.transaction():
+        store.drop_token(name)  # a dial-in bot's: a bot removed is refused at the lobby
         for entry in store.entries([ACTIVE, SUSPENDED]):
             if entry.base == name:
                 store.set_status(entry.id, REMOVED, "removed with `waraq ladder remove`")

@@ -30,7 +30,7 @@ uninterrupted run ends:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 
@@ -286,9 +286,16 @@ def ratings_at(store: Store, env: trueskill.TrueSkill, bots: Sequence[int], boun
 
 
 def plan_next(
-    store: Store, config: LadderConfig, env: trueskill.TrueSkill, target: Target
+    store: Store,
+    config: LadderConfig,
+    env: trueskill.TrueSkill,
+    target: Target,
+    available: Callable[[int], bool] = lambda entry: True,
 ) -> list[Planned] | Wait | Finished:
-    """The next batch, planned and stored (one transaction); or WAIT; or Finished and why."""
+    """The next batch, planned and stored (one transaction); or WAIT; or Finished and why.
+
+    Only the ``available`` bots are seated (a dial-in bot while it is connected); a batch that
+    too few of them can fill WAITs for the others rather than ending the run."""
     next_id, batch, deal = store.next_ids()
     previous = store.batch_bounds(batch - 1) if batch else None
     boundary = previous[0] if previous else next_id
@@ -306,7 +313,7 @@ def plan_next(
         stop = _stop(store, config, target, boundary, count, judged)
         if stop is not None:
             return stop
-    return _plan(store, config, env, target, batch, deal, next_id, boundary, count, judged)
+    return _plan(store, config, env, target, batch, deal, next_id, boundary, count, judged, available)
 
 
 @dataclass(frozen=True)
@@ -370,9 +377,11 @@ def _plan(
     boundary: int,
     count: int,
     judged: Judged | None,
-) -> list[Planned] | Finished:
+    available: Callable[[int], bool],
+) -> list[Planned] | Wait | Finished:
     settings, players = config.matchmaking, config.layout
-    bots = bots_at(store, boundary)
+    everyone = bots_at(store, boundary)
+    bots = [bot for bot in everyone if available(bot)]
     size = group_size(players, settings.duplicate)
     wanted = min(-(-settings.batch // size) * size, target.matches - count)
     planner = Planner(
@@ -386,7 +395,7 @@ def _plan(
     try:
         deals = planner.plan(bots, config.seed, batch, wanted)
     except ValueError as error:  # too few bots
-        return Finished(Ending.BOTS, str(error))
+        return WAIT if len(bots) < len(everyone) else Finished(Ending.BOTS, str(error))
     suffix = ".jsonl.gz" if config.run.gzip else ".jsonl"
     planned: list[Planned] = []
     for number, seatings in enumerate(deals, start=deal):

@@ -24,7 +24,10 @@ bots are stopped), and every result stored before stays.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import signal
+import sqlite3
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -32,11 +35,13 @@ from pathlib import Path
 
 from waraq.ladder.play import bots as launch
 from waraq.ladder.play import ledger, planned_match
+from waraq.ladder.play.dial_ins import LadderKeys
 from waraq.ladder.stats.ratings import environment
 from waraq.ladder.storage import key_file
 from waraq.ladder.storage.config import Bot, LadderConfig
 from waraq.ladder.storage.store import (
     ACTIVE,
+    CANCELLED,
     PLANNED,
     REMOVED,
     RETIRED,
@@ -48,6 +53,8 @@ from waraq.ladder.storage.store import (
     Store,
 )
 from waraq.referee.launch.bots import Endpoint, FailedSeat, SpecKind
+from waraq.referee.lobby.lobby import Lobby, Presence
+from waraq.referee.lobby.options import LOOPBACK, LobbyConfig
 from waraq.referee.match.faults import Fault, FaultCode, FaultKind
 from waraq.referee.match.seats import Seat
 from waraq.referee.run.runner import seat_slots
@@ -73,6 +80,8 @@ class RunState:
     notes: list[str] = field(default_factory=list)  # restarts, new versions, processes ended
     suspensions: list[str] = field(default_factory=list)
     cluster: str | None = None  # --ray's address: the matches are played on that Ray cluster (ladder/play/cluster.py)
+    lobby: LobbyConfig | None = None  # --lobby and TLS: where dial-in bots dial (else ladder.toml's [lobby])
+    lobby_address: str | None = None  # where the lobby listens, once it does
 
     @property
     def elapsed(self) -> float:
@@ -124,6 +133,82 @@ class Scheduler:
         self.deal_key, made = key_file.ensure(folder, store)  # `waraq ladder run` made it already, if it had to
         if made is not None:
             self.note(made)
+        # Bots that dial in (waraq.referee.lobby): played while connected, their matches held a grace while away.
+        self.dial_ins = {bot.name for bot in config.bots if bot.bot_spec.kind is SpecKind.DIAL_IN}
+        self.lobby: Lobby | None = None
+        self.left: dict[str, float] = {}  # dial-in bots away, since when (loop time)
+
+    # -- the lobby -------------------------------------------------------------------------
+
+    async def open_lobby(self) -> None:
+        """Listen for the dial-in bots, if the ladder has any; forget the connections a killed run left."""
+        with self.store.transaction():
+            self.store.drop_connection()
+        if not self.dial_ins:
+            return
+        settings = self.config.lobby
+        wanted = self.state.lobby or LobbyConfig(settings.address or LOOPBACK, None, settings.grace_s)
+        self.lobby = Lobby(LadderKeys(self.store, self.dial_ins), grace_s=wanted.grace_s, on_presence=self._presence)
+        address = await self.lobby.listen(wanted.address, tls=wanted.tls)
+        self.state.lobby_address = address
+        now = asyncio.get_running_loop().time()
+        self.left = dict.fromkeys(self.dial_ins, now)
+        self.note(f"lobby on {address}{' (TLS)' if wanted.tls else ''} for {', '.join(sorted(self.dial_ins))}")
+
+    def _presence(self, bot: str, presence: Presence | None) -> None:
+        """A dial-in bot connected, changed its streams, or left: the table `show` reads, and the loop told."""
+        loop = asyncio.get_running_loop()
+        if presence is None:
+            self.left[bot] = loop.time()
+            assert self.lobby is not None
+            loop.call_later(self.lobby.grace_s, self.wake.set)  # its queued matches are cancelled then
+        else:
+            self.left.pop(bot, None)
+        with contextlib.suppress(sqlite3.Error):  # a full disk: the run's next result meets it and stops the run
+            with self.store.transaction():
+                if presence is None:
+                    self.store.drop_connection(bot)
+                else:
+                    self.store.set_connection(bot, presence.since, presence.peer, presence.streams, os.getpid())
+        self.wake.set()
+
+    async def _admit_dial_ins(self) -> None:
+        """Give each dial-in bot that came an endpoint (its version checked, as a launched bot's), and take
+        the endpoint of one that left out of play."""
+        lobby = self.lobby
+        if lobby is None:
+            return
+        for entry in self.store.entries([ACTIVE]):
+            if entry.base not in self.dial_ins:
+                continue
+            key = (entry.id, 0)
+            here = lobby.hello(entry.base) is not None
+            if here and key not in self.endpoints:
+                bot = self.bot_of(entry)
+                endpoint = Endpoint(
+                    bot.bot_spec, startup_ms=self.config.time_control.startup_ms, lobby=lobby, dial_name=bot.name
+                )
+                await endpoint.start()
+                if endpoint.failure is None:
+                    self.endpoints[self._check_version(entry, launch.identity(bot, endpoint)), 0] = endpoint
+            elif not here and key in self.endpoints and entry.base in self.left:
+                self.spent.append(self.endpoints.pop(key))
+
+    def _available(self, entry_id: int) -> bool:
+        """Whether matchmaking may seat the entry now: a dial-in bot only while it is connected."""
+        entry = self.store.entry(entry_id)
+        return entry.base not in self.dial_ins or (entry.base not in self.left and (entry_id, 0) in self.endpoints)
+
+    def _away(self, planned: Planned) -> tuple[str, bool] | None:
+        """A dial-in bot of the match that is not connected: its name, and whether its grace is over."""
+        if self.lobby is None:
+            return None
+        now = asyncio.get_running_loop().time()
+        for entry_id in planned.seats:
+            base = self.store.entry(entry_id).base
+            if base in self.left:
+                return base, now - self.left[base] >= self.lobby.grace_s
+        return None
 
     # -- bots ------------------------------------------------------------------------------
 
@@ -146,7 +231,7 @@ class Scheduler:
             for bot in self.config.bots:
                 if store.current_entry(bot.name) is None:
                     store.add_entry(bot.name, store.free_name(bot.name), bot.spec, (None, None, None))
-        entries = [e for e in store.entries([ACTIVE])]
+        entries = [e for e in store.entries([ACTIVE]) if e.base not in self.dial_ins]  # those start as they dial
         for entry, ready in zip(entries, await self._first_processes(entries), strict=True):
             if ready.failure is not None:
                 reason = f"did not start: {ready.failure}"
@@ -239,9 +324,7 @@ class Scheduler:
         """The process of each seat: one a seat the bot holds, and another set for each seating of
         a deal. The matches of a duplicate deal share their decks: a process that played one
         would know the hands of the next (in 4-player Hokm most of the deck is played face up)."""
-        address = {
-            entry: self.bot_of(self.store.entry(entry)).bot_spec.kind == SpecKind.ADDRESS for entry in planned.seats
-        }
+        address = {entry: self.bot_of(self.store.entry(entry)).bot_spec.kind.one_server for entry in planned.seats}
         players = len(planned.seats)
         return [
             (entry, slot if address[entry] else planned.position * players + slot)
@@ -279,6 +362,7 @@ class Scheduler:
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signum, self.interrupt)
         try:
+            await self.open_lobby()
             await self.start_bots()
             ledger.advance(store, self.config, self.env)  # results a killed run stored but could not rate yet
             counts = store.count_by_status()
@@ -290,6 +374,10 @@ class Scheduler:
                 task.cancel()
             await asyncio.gather(*self.tasks, return_exceptions=True)
             await self.stop_bots()
+            if self.lobby is not None:
+                await self.lobby.close()
+                with contextlib.suppress(sqlite3.Error), store.transaction():
+                    store.drop_connection()
             for signum in (signal.SIGINT, signal.SIGTERM):
                 loop.remove_signal_handler(signum)
             state.ended = time.monotonic()
@@ -307,9 +395,11 @@ class Scheduler:
         state, store = self.state, self.store
         queue: deque[Planned] = deque(store.pending())
         while True:
+            await self._admit_dial_ins()
+            held: list[Planned] = []  # matches whose dial-in bot is away, within its grace
             while not state.stopping and len(self.tasks) < state.concurrency:
                 if not queue:
-                    planned = ledger.plan_next(store, self.config, self.env, state.target)
+                    planned = ledger.plan_next(store, self.config, self.env, state.target, self._available)
                     if isinstance(planned, ledger.Finished):
                         state.finished = planned
                         break
@@ -320,14 +410,27 @@ class Scheduler:
                 match = queue.popleft()
                 if store.status_of(match.id) != PLANNED:
                     continue  # cancelled since it was planned
+                away = self._away(match)
+                if away is not None:  # not charged: held while the bot may come back, then cancelled
+                    if away[1]:
+                        with store.transaction():
+                            store.mark(match.id, CANCELLED, f"{away[0]} was not connected")
+                    else:
+                        held.append(match)
+                    continue
                 await self._start_seats(match)
                 task = asyncio.ensure_future(self.play(match))
                 self.tasks[task] = match
                 self.uses[task] = [self.endpoints[k] for k in set(self._slots(match)) if k in self.endpoints]
+            queue.extendleft(reversed(held))
             state.in_flight = len(self.tasks)
             if not self.tasks:
                 if state.stopping or state.finished is not None:
                     return
+                if held or self.left:  # waiting for a dial-in bot: its return, or its grace's end, wakes the loop
+                    self.wake.clear()
+                    await self.wake.wait()
+                    continue
                 if not queue:
                     queue.extend(store.pending())
                     if not queue:  # waiting on nothing: the database is not as the ledger left it

@@ -27,6 +27,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
@@ -41,6 +42,7 @@ from waraq.ladder.stats import strength
 from waraq.ladder.stats.sequential import StoppingRule, Verdict
 from waraq.ladder.storage.config import LadderConfig
 from waraq.ladder.storage.store import ACTIVE, RATED, REMOVED, RETIRED, SUSPENDED, UNRATED, Store
+from waraq.referee.launch.bots import SpecKind
 
 Z95 = 1.959963984540054
 
@@ -251,6 +253,32 @@ def suspensions(rows: Sequence[Standing]) -> list[Text]:
         for r in rows
         if r.status != ACTIVE and r.reason
     ]
+
+
+def dial_ins(store: Store, config: LadderConfig) -> list[str]:
+    """A line for each dial-in bot: connected to the running ladder's lobby since when, from where, or not."""
+    seen = store.connections()
+    lines = []
+    for bot in config.bots:
+        if bot.bot_spec.kind is not SpecKind.DIAL_IN:
+            continue
+        found = seen.get(bot.name)
+        if found is None or not _running(found[3]):  # a row a killed run left says nothing now
+            lines.append(f"{bot.name} (dial-in): not connected")
+            continue
+        since, peer, streams, _ = found
+        lines.append(f"{bot.name} (dial-in): connected since {since} from {peer}, {streams} stream(s) open")
+    return lines
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    return True
 
 
 class PairsTable:

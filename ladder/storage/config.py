@@ -41,6 +41,7 @@ from waraq.referee.games.options import (
 )
 from waraq.referee.launch import sandbox
 from waraq.referee.launch.bots import BotSpec
+from waraq.referee.lobby.lobby import GRACE_S
 from waraq.referee.match.play import POLICIES, TimeControl
 
 CONFIG = "ladder.toml"
@@ -88,6 +89,14 @@ class RunSettings:
     gzip: bool = False
 
 
+@dataclass(frozen=True)
+class LobbySettings:
+    """Where dial-in bots dial (waraq.referee.lobby), and how long a dropped bot's seat is held."""
+
+    address: str = ""  # "": 127.0.0.1 on a free port, printed by `ladder run`
+    grace_s: float = GRACE_S
+
+
 # The [sandbox] keys that are sandbox.Limits' limits: each checked against sandbox.LIMIT_RANGES, their one owner.
 LIMITS = ("memory_mb", "cpu_seconds", "processes", "file_mb", "scratch_mb", "cpus")
 
@@ -132,6 +141,7 @@ class LadderConfig:
     matchmaking: Matchmaking = Matchmaking()
     run: RunSettings = RunSettings()
     sandbox: SandboxSettings = SandboxSettings()
+    lobby: LobbySettings = LobbySettings()
     trueskill: TrueSkillSettings = TrueSkillSettings()
     bots: tuple[Bot, ...] = field(default=())
     game: str = ""  # "" is the game of ``rules``; a game given must be theirs
@@ -186,6 +196,14 @@ def _text(value: Any) -> str:
     if isinstance(value, str):
         return value
     raise BadValue("expected a string")
+
+
+def _lobby_address(value: Any) -> str:
+    text = _text(value)
+    host, colon, port = text.rpartition(":")
+    if text and not (colon and host and port.isdigit() and int(port) < 65536):
+        raise BadValue('expected HOST:PORT (e.g. "0.0.0.0:7070"), or "" for 127.0.0.1 on a free port')
+    return text
 
 
 def _bot_name(value: Any) -> str:
@@ -288,6 +306,19 @@ TABLES: dict[str, tuple[type, dict[str, tuple[Check, str]]]] = {
             "file_mb": (_limit("file_mb"), "largest file a bot may write (MiB)"),
             "scratch_mb": (_limit("scratch_mb"), "size of a bot's private /tmp (MiB), counted in its memory"),
             "cpus": (_limit("cpus"), "whole cores a bot's processes may take together at any moment"),
+        },
+    ),
+    "lobby": (
+        LobbySettings,
+        {
+            "address": (
+                _lobby_address,
+                'HOST:PORT dial-in bots dial ("": 127.0.0.1, a free port); not loopback needs TLS or --insecure',
+            ),
+            "grace_s": (
+                _number(0, 3600, open_low=True),
+                "seconds a dial-in bot's seat is held while it dials again after its connection dropped",
+            ),
         },
     ),
     "trueskill": (

@@ -58,6 +58,24 @@ DAMAGED = "it is not a whole ladder database; put back a copy of it"
 # database of this schema from before it, when first opened to write: no planning ever repeated a seating.
 IDENTITY = "CREATE UNIQUE INDEX IF NOT EXISTS matches_by_identity ON matches (deal, position);"
 
+# Dial-in bots (waraq.referee.lobby): each one's token, as its digest only, and who is connected now. Made
+# when a database is opened to write, as IDENTITY is: a Waraq that does not know them leaves them be, and
+# one that does reads a database without them as holding no token and no connection.
+DIAL_INS = """
+CREATE TABLE IF NOT EXISTS tokens (
+    base TEXT PRIMARY KEY,              -- the bot's name in ladder.toml: a token seats every version of it
+    digest TEXT NOT NULL UNIQUE,        -- sha256 of the token (waraq.referee.lobby.tokens.digest), never the token
+    made TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS connections (  -- the dial-in bots connected to the running ladder's lobby
+    base TEXT PRIMARY KEY,
+    since TEXT NOT NULL,
+    peer TEXT NOT NULL,                 -- as gRPC names it: "ipv4:203.0.113.7:51234"
+    streams INTEGER NOT NULL,
+    run_pid INTEGER NOT NULL            -- the `ladder run` that saw it: a row of a run that died is stale
+);
+"""
+
 SCHEMA = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE bots (
@@ -238,7 +256,7 @@ class Store:
         try:
             store = cls(_connect(path), path)
             store.db.executescript(
-                f"BEGIN IMMEDIATE; {SCHEMA} INSERT INTO meta VALUES ('schema', '{SCHEMA_VERSION}'); COMMIT;"
+                f"BEGIN IMMEDIATE; {SCHEMA} {DIAL_INS} INSERT INTO meta VALUES ('schema', '{SCHEMA_VERSION}'); COMMIT;"
             )
         except sqlite3.Error as error:  # a full disk: no half-made database is left to be taken for a ladder's
             for made in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
@@ -285,6 +303,7 @@ class Store:
                 if version == UPGRADABLE:
                     store._upgrade()
                 connection.execute(IDENTITY)
+                connection.executescript(DIAL_INS)
             except sqlite3.Error as error:
                 connection.close()
                 raise StoreError(problem(path, error)) from None
@@ -736,6 +755,59 @@ class Store:
         return rows
 
     # -- bot processes of a run ------------------------------------------------------------
+
+    # -- dial-in bots ----------------------------------------------------------------------------
+
+    def set_token(self, base: str, digest: str) -> None:
+        """Give ``base`` the token of this digest, in place of any it had."""
+        self._in_transaction()
+        self.db.execute(
+            "INSERT INTO tokens (base, digest, made) VALUES (?, ?, ?)"
+            " ON CONFLICT (base) DO UPDATE SET digest = excluded.digest, made = excluded.made",
+            (base, digest, now()),
+        )
+
+    def drop_token(self, base: str) -> None:
+        self._in_transaction()
+        self.db.execute("DELETE FROM tokens WHERE base = ?", (base,))
+
+    def bot_of_digest(self, digest: str) -> str | None:
+        """The bot a token of this digest seats (its name in ladder.toml), or None."""
+        try:
+            row = self.db.execute("SELECT base FROM tokens WHERE digest = ?", (digest,)).fetchone()
+        except sqlite3.OperationalError:  # read-only, a database from before dial-in bots: no token
+            return None
+        return row[0] if row else None
+
+    def token_holders(self) -> list[str]:
+        """The bots that hold a token."""
+        try:
+            return [row[0] for row in self.db.execute("SELECT base FROM tokens ORDER BY base")]
+        except sqlite3.OperationalError:  # read-only, a database from before dial-in bots
+            return []
+
+    def set_connection(self, base: str, since: str, peer: str, streams: int, run_pid: int) -> None:
+        self._in_transaction()
+        self.db.execute(
+            "INSERT OR REPLACE INTO connections (base, since, peer, streams, run_pid) VALUES (?, ?, ?, ?, ?)",
+            (base, since, peer, streams, run_pid),
+        )
+
+    def drop_connection(self, base: str | None = None) -> None:
+        """Forget ``base``'s connection (None: every one)."""
+        self._in_transaction()
+        if base is None:
+            self.db.execute("DELETE FROM connections")
+        else:
+            self.db.execute("DELETE FROM connections WHERE base = ?", (base,))
+
+    def connections(self) -> dict[str, tuple[str, str, int, int]]:
+        """By bot: (since, peer, streams, the run's pid), as the running ladder last wrote them."""
+        try:
+            rows = self.db.execute("SELECT base, since, peer, streams, run_pid FROM connections").fetchall()
+        except sqlite3.OperationalError:  # read-only, a database from before dial-in bots
+            return {}
+        return {base: (since, peer, streams, pid) for base, since, peer, streams, pid in rows}
 
     def remember_process(self, pid: int, cmdline: str) -> None:
         with self.transaction():
