@@ -5,10 +5,14 @@
 // decision and returns one of its legal actions and a note saying why. The
 // rest of this file is the protocol, and you need not touch it: Hello, the
 // health service the referee waits on, one Play stream per seat of a match,
-// the reply with the request's seq, and a prompt exit on SIGTERM.
+// the reply with the request's seq, and a prompt exit on SIGTERM. Or, with
+// --connect, the same choose plays the seats a referee's lobby gives it, on
+// streams the bot opens itself (dialin.go).
 //
 //	bot --port N     listen on 127.0.0.1:N (0: any free port; the port is printed)
 //	bot --unix PATH  listen on a Unix socket at PATH
+//	bot --connect HOST:PORT [--token T] [--tls | --tls-ca PEM]
+//	                 dial a referee's lobby (the token defaults to $WARAQ_TOKEN)
 //
 // Build it with build.sh beside this file (README.md says which Debian packages
 // it needs); the binary is bin/bot.
@@ -70,6 +74,11 @@ const (
 // the rest (bot.proto's HokmView). Each request is whole in itself, so choose
 // needs no memory between calls; keep some per match (decision.MatchId) if
 // you want it, and mind that one process may play several matches at once.
+//
+// A dial-in bot whose connection drops is sent its pending request again
+// (same seq): choose should answer it the same. This one has no randomness;
+// if you add some, seed it from decision.MatchId, Seat and Seq (README.md,
+// "Dial in"), not once per process or stream.
 //
 // Taking longer than decision.DeadlineMs plus what is left of decision.BankMs
 // is a fault that forfeits the match. An action that is not in decision.Legal,
@@ -162,42 +171,70 @@ const (
 	stopGrace = time.Second
 )
 
-type server struct {
-	pb.UnimplementedBotServer
-}
-
-func (server) Hello(_ context.Context, _ *pb.HelloRequest) (*pb.HelloReply, error) {
+// hello is who the bot is and what it plays: the Hello answer, and the
+// first message of each stream a dial-in bot opens.
+func hello() *pb.HelloReply {
 	return &pb.HelloReply{
 		Name:            botName,
 		Version:         botVersion,
 		Author:          botAuthor,
 		Games:           []*pb.GameSupport{{Game: "hokm", Players: []uint32{2, 3, 4}}},
 		ProtocolVersion: protocolVersion,
-	}, nil
+	}
 }
 
-// Play serves one seat of one match: start, a decision at a time, end. gRPC
-// runs each stream on its own goroutine, so nothing here is shared.
+type server struct {
+	pb.UnimplementedBotServer
+}
+
+func (server) Hello(_ context.Context, _ *pb.HelloRequest) (*pb.HelloReply, error) {
+	return hello(), nil
+}
+
+// Play serves one seat of one match. gRPC runs each stream on its own
+// goroutine, so nothing here is shared.
 func (server) Play(stream pb.Bot_PlayServer) error {
+	_, err := playSeat(stream, nil)
+	return err
+}
+
+// seatStream is one seat's stream, whoever opened it: a Play stream the
+// referee called, or a Dial stream this bot opened (dialin.go). Both carry
+// the same messages.
+type seatStream interface {
+	Send(*pb.BotMessage) error
+	Recv() (*pb.RefereeMessage, error)
+}
+
+// playSeat plays one seat: start, a reply to each decision, end. It returns
+// when the referee ends the stream (a nil error) or the stream breaks, with
+// the seat's MatchStart (nil if none came). seated, if given, is told each
+// MatchStart as it arrives.
+func playSeat(stream seatStream, seated func(*pb.MatchStart)) (*pb.MatchStart, error) {
 	var start *pb.MatchStart
 	for {
 		message, err := stream.Recv()
 		if err == io.EOF {
-			return nil // the referee closed its side: the match is over or aborted
+			return start, nil // the referee closed its side: the match is over or aborted
 		}
 		if err != nil {
-			return err
+			return start, err
 		}
 		switch body := message.Body.(type) {
 		case *pb.RefereeMessage_Start:
 			start = body.Start
+			if seated != nil {
+				seated(start)
+			}
 		case *pb.RefereeMessage_Decision:
 			reply, err := reply(body.Decision)
 			if err != nil {
-				return err
+				return start, err
 			}
-			if err := stream.Send(&pb.BotMessage{Body: &pb.BotMessage_Reply{Reply: reply}}); err != nil {
-				return err
+			err = stream.Send(&pb.BotMessage{Body: &pb.BotMessage_Reply{Reply: reply}})
+			// io.EOF: a Dial stream the referee has ended; the next Recv says how.
+			if err != nil && err != io.EOF {
+				return start, err
 			}
 		case *pb.RefereeMessage_End:
 			if start != nil { // stdout goes to the bot's log file (docs/protocol.md)
@@ -286,7 +323,7 @@ func listen(port int, unix string) (net.Listener, error) {
 		return net.Listen("unix", unix)
 	}
 	if port < 0 {
-		return nil, fmt.Errorf("give --port N or --unix PATH")
+		return nil, fmt.Errorf("give --port N, --unix PATH or --connect HOST:PORT")
 	}
 	// IPv4 loopback: the referee, and socat in its sandbox, dial 127.0.0.1.
 	return net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
@@ -295,7 +332,32 @@ func listen(port int, unix string) (net.Listener, error) {
 func main() {
 	port := flag.Int("port", -1, "TCP port on 127.0.0.1 (0: any free port)")
 	unix := flag.String("unix", "", "listen on this Unix socket path instead of TCP")
+	connect := flag.String("connect", "", "dial this referee's lobby (HOST:PORT) instead of listening")
+	// Not the flag's default: --help would print the token.
+	token := flag.String("token", "",
+		"with --connect: the bot's token (default: $WARAQ_TOKEN, which keeps it out of the process list)")
+	useTLS := flag.Bool("tls", false, "with --connect: dial over TLS, trusting the system's CAs")
+	tlsCA := flag.String("tls-ca", "", "with --connect: dial over TLS, trusting this PEM certificate")
 	flag.Parse()
+
+	if *connect != "" {
+		if *port >= 0 || *unix != "" {
+			fmt.Fprintf(os.Stderr, "%s: --connect dials out: give it without --port or --unix\n", botName)
+			os.Exit(2)
+		}
+		if *token == "" {
+			*token = os.Getenv("WARAQ_TOKEN")
+		}
+		if *token == "" {
+			fmt.Fprintf(os.Stderr, "%s: --connect needs --token or $WARAQ_TOKEN\n", botName)
+			os.Exit(2)
+		}
+		if err := dialIn(*connect, *token, *useTLS, *tlsCA); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", botName, err)
+			os.Exit(1)
+		}
+		return
+	}
 
 	listener, err := listen(*port, *unix)
 	if err != nil {
