@@ -2,9 +2,11 @@
 'use strict';
 // A Waraq bot in JavaScript: a gRPC server for waraq.v1.Bot
 // (protocol/waraq/v1/bot.proto), the standard health service and server
-// reflection (so grpcurl can list and call it).
+// reflection (so grpcurl can list and call it); or, with --connect, a bot
+// that dials a referee's lobby (waraq.v1.Lobby, dial_in.js).
 //
 //   node bot.js --port 50051 [--proto PATH/TO/bot.proto]
+//   WARAQ_TOKEN=wq_... node bot.js --connect HOST:PORT [--tls | --tls-ca PEM]
 //
 // This file is only the plumbing: the decisions are chooseHokm in hokm.js and
 // chooseHand in hand.js (answers.js carries requests to them and checks their
@@ -18,6 +20,7 @@ const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 const { ReflectionService } = require('@grpc/reflection');
 const { answerHokm, answerHand } = require('./answers');
+const { DialIn, Refused } = require('./dial_in');
 
 const NAME = 'js-sample';
 const VERSION = require('./package.json').version;
@@ -61,17 +64,20 @@ function findBotProto(given) {
 
 // -- waraq.v1.Bot ------------------------------------------------------------
 
+// What Hello answers; a bot that dials in sends it in its Dial message.
+const HELLO = {
+  name: NAME,
+  version: VERSION,
+  author: AUTHOR,
+  games: [
+    { game: 'hokm', players: [2, 3, 4] },
+    { game: 'hand', players: [2, 3, 4] },
+  ],
+  protocol_version: PROTOCOL_VERSION,
+};
+
 function hello(call, callback) {
-  callback(null, {
-    name: NAME,
-    version: VERSION,
-    author: AUTHOR,
-    games: [
-      { game: 'hokm', players: [2, 3, 4] },
-      { game: 'hand', players: [2, 3, 4] },
-    ],
-    protocol_version: PROTOCOL_VERSION,
-  });
+  callback(null, HELLO);
 }
 
 /** One match as one seat: answer each decision with one reply echoing its seq. */
@@ -142,39 +148,58 @@ function healthWatch(call) {
   call.write({ status: HEALTHY.has(call.request.service) ? 'SERVING' : 'SERVICE_UNKNOWN' });
 }
 
-// -- the server ----------------------------------------------------------------
+// -- the server, or dialling in ------------------------------------------------
+
+/** A line saying what is wrong with how the bot was started, and exit 2. */
+function refuse(message) {
+  console.error(message);
+  process.exit(2);
+}
 
 function main() {
   const { values } = parseArgs({
     options: {
-      port: { type: 'string', default: '0' },
-      host: { type: 'string', default: '127.0.0.1' },
+      port: { type: 'string' },
+      host: { type: 'string' },
       proto: { type: 'string' },
+      connect: { type: 'string' },
+      token: { type: 'string' },
+      tls: { type: 'boolean', default: false },
+      'tls-ca': { type: 'string' },
     },
   });
-  if (!/^\d+$/.test(values.port)) {
-    console.error(`--port ${values.port}: expected a port number (0: any free port)`);
-    process.exit(2);
+  const dialling = values.connect !== undefined;
+  if (dialling && (values.port !== undefined || values.host !== undefined)) {
+    refuse('--connect dials a lobby, --port and --host serve: give one or the other');
   }
+  if (!dialling && (values.token !== undefined || values.tls || values['tls-ca'] !== undefined)) {
+    refuse('--token, --tls and --tls-ca go with --connect HOST:PORT');
+  }
+  const port = values.port ?? '0';
+  if (!/^\d+$/.test(port)) refuse(`--port ${port}: expected a port number (0: any free port)`);
   const botProto = findBotProto(values.proto);
   if (botProto === null) {
-    console.error(
+    refuse(
       `no bot.proto beside ${__filename} nor in a Waraq checkout around it: copy it here ` +
         `(cp WARAQ/${PROTO_IN_CHECKOUT} ${__dirname}/) or give --proto PATH`,
     );
-    process.exit(2);
   }
   if (!fs.existsSync(botProto)) {
-    console.error(`--proto ${botProto}: no such file (the Waraq checkout has it at ${PROTO_IN_CHECKOUT})`);
-    process.exit(2);
+    refuse(`--proto ${botProto}: no such file (the Waraq checkout has it at ${PROTO_IN_CHECKOUT})`);
   }
+  if (dialling) {
+    dialIn(botProto, values);
+  } else {
+    serve(botProto, `${values.host ?? '127.0.0.1'}:${port}`);
+  }
+}
 
+function serve(botProto, address) {
   const server = new grpc.Server();
   server.addService(load(botProto).waraq.v1.Bot.service, { Hello: hello, Play: play });
   server.addService(load(HEALTH_PROTO).grpc.health.v1.Health.service, { Check: healthCheck, Watch: healthWatch });
   new ReflectionService(definition(botProto)).addToServer(server);
 
-  const address = `${values.host}:${values.port}`;
   server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, port) => {
     if (error) {
       console.error(`cannot serve on ${address}: ${error.message}`);
@@ -190,6 +215,42 @@ function main() {
       process.exit(0);
     }, 1000).unref();
     server.tryShutdown(() => process.exit(0));
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+function dialIn(botProto, values) {
+  const address = values.connect;
+  if (!/^[^\s]+:\d+$/.test(address)) refuse(`--connect ${address}: expected HOST:PORT, e.g. arena.example:7070`);
+  // From the environment by default: a flag's value shows in every process list on the machine.
+  const token = values.token ?? process.env.WARAQ_TOKEN;
+  if (!token) refuse('--connect needs the bot\'s token: set $WARAQ_TOKEN, or give --token');
+  const Lobby = load(botProto).waraq.v1.Lobby;
+  if (Lobby === undefined) {
+    refuse(`${botProto} has no Lobby service: it is older than dialling in; copy the checkout's ${PROTO_IN_CHECKOUT}`);
+  }
+  let credentials = grpc.credentials.createInsecure();
+  const ca = values['tls-ca'];
+  if (ca !== undefined && !fs.existsSync(ca)) refuse(`--tls-ca ${ca}: no such file`);
+  if (values.tls || ca !== undefined) {
+    // Without --tls-ca, the lobby's certificate is checked against Node's own CAs.
+    credentials = grpc.credentials.createSsl(ca === undefined ? null : fs.readFileSync(ca));
+  }
+
+  const bot = new DialIn(Lobby, address, token, credentials, HELLO, reply);
+  console.log(`${NAME} bot dialling ${address}`);
+  bot.run().catch((error) => {
+    if (error instanceof Refused) {
+      console.error(`the lobby at ${address} refused this bot: ${error.message}`);
+    } else {
+      console.error(error.stack || error);
+    }
+    process.exit(1);
+  });
+  const stop = () => {
+    bot.stop();
+    process.exit(0);
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
