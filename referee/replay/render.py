@@ -1,4 +1,4 @@
-"""What every game's replay text shares: the record's header, faults, notes, and sides named by their seats.
+"""What every game's replay text shares: the header, faults, notes, connections, sides named by their seats.
 
 :mod:`waraq.referee.replay.render_hokm` and :mod:`waraq.referee.replay.render_hand`
 say their game's match and steps; both build on this module, which knows no
@@ -9,6 +9,8 @@ game: a rules object here is any game's (``players``, ``teams``, ``to_dict``,
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from rich.console import RenderableType
@@ -18,10 +20,13 @@ from rich.text import Text
 
 from waraq.referee.games import registry
 from waraq.referee.games.registry import Part
-from waraq.referee.replay.walk import Replay, Step
+from waraq.referee.replay.walk import Change, Connection, Replay, Step
 
 RED_SUITS = (1, 2)  # hearts, diamonds
 NOTE_INDENT = 6
+CONNECTION_STYLE = "yellow"
+# A record's times: UTC, ISO 8601, to the millisecond (docs/records.md), "2026-12-04T15:45:33.123Z".
+_UTC_TIME = re.compile(r"(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2}(?:\.\d+)?)Z")
 
 
 class GameText(Protocol):
@@ -78,6 +83,52 @@ def fault_text(fault: dict[str, Any], kind: str | None = None, *, detail: bool =
     return text
 
 
+def connection_words(replay: Replay, connection: Connection) -> str:
+    """A connection line in words, the text's and the HTML page's: ``seat 2 (kit): connection lost at
+    15:45:33.123``, ``seat 2 (kit): back at 15:45:34.357 after 1.2 s``. The time of day alone when the
+    match started that day (the header says the date), else the date too; a time that is none of the
+    record's is quoted as it is."""
+    who = f"seat {connection.seat} ({replay.bots[connection.seat]})"  # the walk keeps only the match's seats
+    at = f" at {_time_of(connection.at, replay.header.get('started'))}" if connection.at else ""
+    if connection.change is Change.LOST:
+        return f"{who}: connection lost{at}"
+    away = f" after {_duration(connection.away_ms)}" if connection.away_ms is not None else ""
+    return f"{who}: back{at}{away}"
+
+
+def connection_line(replay: Replay, connection: Connection, where: str = "", indent: int = 2) -> Padding:
+    """A connection line in the text, indented as a fault is; ``where``, when the text's place for it
+    does not say (``trick 3, before s2 played``)."""
+    text = connection_words(replay, connection) + (f" ({where})" if where else "")
+    return Padding(Text(text, style=CONNECTION_STYLE), (0, 0, 0, indent))
+
+
+def step_connections(replay: Replay, step: Step, seat: int | None, *, after: bool = False) -> list[Text]:
+    """A step screen's connection lines: those shown with ``step`` in the walk over every step, or over
+    ``seat``'s (:meth:`Replay.step_of`); those before it, or with ``after`` those after it (the walk's last)."""
+    walked: Sequence[Step] = replay.steps if seat is None else replay.steps_of(seat)
+    lines = []
+    for connection in replay.connections:
+        if replay.step_of(connection, walked) is step and (connection.after >= step.number) == after:
+            text = Text("After this decision: " if after else "Before this decision: ", style="bold")
+            lines.append(text.append(connection_words(replay, connection), style=CONNECTION_STYLE))
+    return lines
+
+
+def _time_of(at: str, started: Any) -> str:
+    found = _UTC_TIME.fullmatch(at)
+    if found is None:
+        return repr(at)
+    date, time = found.groups()
+    day = _UTC_TIME.fullmatch(started) if isinstance(started, str) else None
+    return time if day is not None and day.group(1) == date else f"{date} {time}"
+
+
+def _duration(ms: float) -> str:
+    """``340 ms`` below a second, else ``1.2 s``."""
+    return f"{ms:.0f} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
+
+
 def _json_action(value: Any) -> str:
     if isinstance(value, list):
         return " ".join(map(str, value))
@@ -98,11 +149,14 @@ def header_grid(replay: Replay, seat: int | None = None) -> Table:
     if header.get("started"):
         match.append(f"started {header['started']}")
     grid.add_row("Match", Text(", ".join(match)))
-    seats = []
+    seats, connected_via = [], replay.connected_via
     for entry in header.get("seats") or []:
         if isinstance(entry, dict):
             version = f" {entry['version']}" if entry.get("version") else ""
-            seats.append(f"s{entry.get('seat')} {entry.get('bot', '?')}{version}")
+            number = entry.get("seat")
+            given = connected_via[number] if isinstance(number, int) and 0 <= number < len(connected_via) else None
+            via = f" ({given})" if given is not None else ""  # records written before `via` have none
+            seats.append(f"s{entry.get('seat')} {entry.get('bot', '?')}{version}{via}")
     grid.add_row("Seats", Text(", ".join(seats)))
     rules = replay.rules
     if rules is not None:

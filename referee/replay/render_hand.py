@@ -16,7 +16,8 @@ actions that add to them number them.
 
 As one seat saw it (``seat``): its own hand and its own draws, and what is
 public: every card taken from the pile, every meld and discard, the stock
-rebuilt, the charges and scores; never another hand, another seat's draw
+rebuilt, the charges and scores, the seats away and back (a ``connection``
+line, said where the record has it); never another hand, another seat's draw
 from the stock, or a choice another seat was offered and declined.
 """
 
@@ -48,8 +49,16 @@ from waraq.referee.games.hand.melds import (
     meld_value,
     parse_card,
 )
-from waraq.referee.replay.render import RED_SUITS, fault_text, header_grid, note_line, side_name
-from waraq.referee.replay.walk import Replay, Step
+from waraq.referee.replay.render import (
+    RED_SUITS,
+    connection_line,
+    fault_text,
+    header_grid,
+    note_line,
+    side_name,
+    step_connections,
+)
+from waraq.referee.replay.walk import Connection, Replay, Step
 
 STEP_INDENT = 8  # a turn's melds, additions and swaps, under its number
 
@@ -183,7 +192,8 @@ class _HandLines:
         return self.seat is None or seat == self.seat
 
     def lines(self) -> Iterator[RenderableType]:
-        for _, event, step, _state in self.replay.timeline():
+        connections = {c.line: c for c in self.replay.connections}
+        for line, event, step, _state in self.replay.timeline():
             kind = event.get("type")
             if kind == "deal":
                 if self.shown(event.get("round")):
@@ -199,6 +209,8 @@ class _HandLines:
             elif kind == "restock":
                 if self.shown(event.get("round")):
                     yield self.restock(event)
+            elif kind == "connection" and line in connections:
+                yield from self.connection(connections[line])
             elif kind == "round_end":
                 if self.shown(event.get("round")):
                     yield from self.round_end(event)
@@ -316,6 +328,12 @@ class _HandLines:
         text = Text("swaps ").append_text(card_text(action.card)).append(f" for the joker of {label}: ")
         return text.append_text(meld_text(new)), None
 
+    def connection(self, connection: Connection) -> Iterator[RenderableType]:
+        """A seat away or back (public: every view says it), in the round of the question it falls by."""
+        step = self.replay.step_of(connection)
+        if self.round is None or (step is not None and self.shown(step.round)):
+            yield connection_line(self.replay, connection)
+
     def restock(self, event: dict[str, Any]) -> Text:
         stock = event.get("stock") or []
         return Text(f"      The pile but its top card ({len(stock)} cards) is shuffled into a new stock")
@@ -406,6 +424,7 @@ class HandStepScreen:
             f"s{step.seat} ({bot}) to {step.kind}",
             style="bold",
         )
+        yield from step_connections(replay, step, self.seat)
         opened = ", ".join(f"s{s}" for s, o in enumerate(state.opened) if o) or "nobody"
         yield Text(f"First s{state.first}; score {_by_side(rules, state.scores)}; opened: {opened}")
         seats = range(rules.players) if self.seat is None else [self.seat]
@@ -446,6 +465,7 @@ class HandStepScreen:
             yield played.append(f" {step.action or '-'}   ({', '.join(details)})")
         if step.note:
             yield Text("Note: ").append(step.note, style="italic")
+        yield from step_connections(replay, step, self.seat, after=True)
 
     @property
     def mine_or_all(self) -> bool:

@@ -42,8 +42,17 @@ from waraq.referee.games.hokm.engine import (
     winning_index,
 )
 from waraq.referee.games.hokm.rules import HokmRules
-from waraq.referee.replay.render import NOTE_INDENT, RED_SUITS, fault_text, header_grid, note_line, side_name
-from waraq.referee.replay.walk import Replay, Step
+from waraq.referee.replay.render import (
+    NOTE_INDENT,
+    RED_SUITS,
+    connection_line,
+    fault_text,
+    header_grid,
+    note_line,
+    side_name,
+    step_connections,
+)
+from waraq.referee.replay.walk import Connection, Replay, Step
 
 # -- small pieces -------------------------------------------------------------
 
@@ -156,8 +165,11 @@ class MatchText:
     """A whole replayed match (or one round, from one trick on) as text.
 
     ``seat``: as that seat saw it: its own hand and decisions, what is public
-    (trump, every card played, hands shown for a redeal, faults, scores), its
-    own notes; no other hand, discard or draw.
+    (trump, every card played, hands shown for a redeal, faults, scores, seats
+    away and back), its own notes; no other hand, discard or draw.
+
+    A connection line is said where the record has it; within a trick, with
+    the trick's faults, in the record's order, above the trick's line.
     """
 
     replay: Replay
@@ -185,6 +197,8 @@ class _MatchLines:
         self.trick = match.trick
         self.width = width
         self.plays: list[Step] = []  # the trick in progress
+        self.asides: list[tuple[int, RenderableType]] = []  # connection lines in it, by record line
+        self.started_trick: set[int] = set()  # with --trick: the rounds whose heading is said
 
     def shown(self, round_: int | None, trick: int | None = None) -> bool:
         if self.round is not None and round_ != self.round:
@@ -195,8 +209,9 @@ class _MatchLines:
         return list(range(self.rules.players)) if self.seat is None else [self.seat]
 
     def lines(self) -> Iterator[RenderableType]:
-        started_trick: set[int] = set()
-        for _line, event, step, state in self.replay.timeline():
+        started_trick = self.started_trick
+        connections = {c.line: c for c in self.replay.connections}
+        for line, event, step, state in self.replay.timeline():
             kind = event.get("type")
             if kind == "deal" and self.shown(event.get("round")):
                 yield from self.deal(event, state)
@@ -213,6 +228,8 @@ class _MatchLines:
                         yield from self.jump_hands(step)
                 if self.shown(step.round, 10**6 if step.kind == BAM else step.trick):
                     yield from self.decision(step, state)
+            elif kind == "connection" and line in connections:
+                yield from self.connection(connections[line])
             elif kind == "round_end" and self.shown(event.get("round"), 10**6):
                 yield from self.flush()
                 yield self.round_end(event)
@@ -247,6 +264,25 @@ class _MatchLines:
     def fault(self, fault: dict[str, Any], kind: str | None = None) -> Padding:
         mine = self.seat is None or fault["seat"] == self.seat
         return Padding(fault_text(fault, kind, detail=mine), (0, 0, 0, 2))
+
+    def connection(self, connection: Connection) -> Iterator[RenderableType]:
+        """A seat away or back (public: every view says it), in the round and trick of the question it falls by."""
+        step = self.replay.step_of(connection)
+        if step is None:
+            shown = self.round is None
+        else:
+            shown = self.shown(step.round, 10**6 if step.kind == BAM else step.trick)
+        if not shown:
+            return
+        waiting = step is not None and self.trick is not None and step.round not in self.started_trick
+        if self.plays or waiting:  # said with the trick it falls in (after its heading, with --trick)
+            where = ""  # mid-trick: the trick's line is below, so say which play it came before
+            lead = self.plays[0] if self.plays else None
+            if lead is not None and step is not None and (step.round, step.trick) == (lead.round, lead.trick):
+                where = f"trick {step.trick}, before s{step.seat} played"
+            self.asides.append((connection.line, connection_line(self.replay, connection, where)))
+        else:
+            yield connection_line(self.replay, connection)
 
     def tricks_heading(self) -> Text:
         return Text(f"Tricks (leader first; tricks won so far {sides(self.rules)}):")
@@ -328,8 +364,15 @@ class _MatchLines:
             yield from hands_block(after, self.seats(), self.width)
 
     def flush(self) -> Iterator[RenderableType]:
-        """The trick in progress as one line (a whole trick, or the plays before the record stops)."""
+        """The trick in progress as one line (a whole trick, or the plays before the record stops), under
+        its faults and connection lines, in the record's order."""
         plays, self.plays = self.plays, []
+        asides, self.asides = self.asides, []
+        for step in plays:
+            if step.fault is not None:
+                asides.append((step.fault_line or step.line, self.fault(step.fault, PLAY)))
+        for _, aside in sorted(asides, key=lambda aside: aside[0]):
+            yield aside
         if not plays:
             return
         first = plays[0]
@@ -340,9 +383,6 @@ class _MatchLines:
         for i, card in enumerate(cards):
             seat = (leader + i) % self.rules.players
             text.append_text(play_text(seat, card))
-        for step in plays:
-            if step.fault is not None:
-                yield self.fault(step.fault, PLAY)
         if len(cards) == self.rules.players:
             winner = (leader + winning_index(cards, before.trump)) % self.rules.players
             won = list(before.tricks_won)
@@ -426,6 +466,7 @@ class StepScreen:
             f"s{step.seat} ({bot}) to {step.kind}",
             style="bold",
         )
+        yield from step_connections(replay, step, self.seat)
         trump = f"trump {SUITS[state.trump]}" if state.trump is not None else "no trump yet"
         score = "-".join(map(str, state.scores))
         tricks = side_counts(rules, state.tricks_won)
@@ -468,6 +509,7 @@ class StepScreen:
         yield answer.append(f"   ({', '.join(details)})")
         if step.note:
             yield Text("Note: ").append(step.note, style="italic")
+        yield from step_connections(replay, step, self.seat, after=True)
 
 
 STEP_HELP = "[Enter/n] next  [b] back  [j N] decision N  [r R] round R  [t T] trick T  [q] quit"

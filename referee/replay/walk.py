@@ -18,6 +18,12 @@ A record that cannot be fully reproduced is still walked as far as it goes;
 (a line that does not follow from the play, e.g. a tampered ``round_end`` or
 ``result``).
 
+A ``connection`` line (a dial-in seat's connection lost, or back) changes no
+decision: the walk keeps it as a :class:`Connection`, in
+:attr:`Replay.connections`, with how many decisions came before it; which
+step it is shown with is :meth:`Replay.step_of`'s to say, for the text and the
+HTML page alike.
+
 The header's ``game`` picks the engine (:mod:`waraq.referee.games.registry`);
 everything here goes through the small surface every engine module offers
 (``ENGINE_EVENTS``, ``replay``, ``iter_replay``, the action spellings, its
@@ -28,7 +34,7 @@ errors) and the state's generic members (``to_act``, ``kind``, ``round``,
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -63,6 +69,25 @@ INCONSISTENT, UNREADABLE = ReplayStatus.INCONSISTENT, ReplayStatus.UNREADABLE
 ENGINE_REASONS = ("score", "bam", "aborted")
 RECORD_SUFFIXES = (".jsonl", ".jsonl.gz")
 PLAY = "PLAY"  # Hokm's kind whose steps are numbered by trick
+
+
+class Change(StrEnum):
+    """What a ``connection`` line says of its seat (docs/records.md)."""
+
+    LOST = "lost"  # its stream was lost, or the bot closed its side
+    BACK = "back"  # the bot dialled again and has the seat back
+
+
+@dataclass(frozen=True)
+class Connection:
+    """A ``connection`` line: a dial-in seat away, or back. Public: every seat may be shown it."""
+
+    line: int
+    seat: int
+    change: Change
+    at: str  # as the record has it: UTC, ISO 8601, to the millisecond
+    away_ms: float | None  # ``back``: how long the seat was away, when the line says
+    after: int  # how many decisions were answered before it (the steps made when the walk reached it)
 
 
 @dataclass(frozen=True)
@@ -122,6 +147,7 @@ class Replay:
     rules: Any = None  # the game's rules, once the header is read
     initial: Any = None  # the state before the first decision
     steps: list[Step] = field(default_factory=list)
+    connections: list[Connection] = field(default_factory=list)  # in the record's order
     status: ReplayStatus = OK
     problem: str | None = None  # one line: why the record is not OK
     checked_lines: int = 0  # lines reproduced and checked, from the top
@@ -157,6 +183,17 @@ class Replay:
         return names
 
     @property
+    def connected_via(self) -> list[str | None]:
+        """How the referee reached the bot at each seat, from the header's ``via`` ("launched",
+        "address", "dial-in", "in-process"): None where the header does not say (an older record)."""
+        via: list[str | None] = [None] * self.players
+        for entry in self.header.get("seats") or []:
+            if isinstance(entry, dict) and isinstance(entry.get("seat"), int) and 0 <= entry["seat"] < len(via):
+                given = entry.get("via")
+                via[entry["seat"]] = None if given is None else str(given)
+        return via
+
+    @property
     def time_control(self) -> dict[str, float]:
         return dict(self.header.get("time_control") or {})
 
@@ -167,6 +204,15 @@ class Replay:
 
     def steps_of(self, seat: int) -> list[Step]:
         return [s for s in self.steps if s.seat == seat]
+
+    def step_of(self, connection: Connection, walked: Sequence[Step] | None = None) -> Step | None:
+        """The step a connection line is shown with, in a walk over ``walked`` (every step, or one
+        seat's): the first of them asked after the line, else the last (None: a walk of no step).
+
+        The one rule for where a connection line falls: the text's round and trick filters, the step
+        screens and the HTML page all go by it."""
+        walked = self.steps if walked is None else walked
+        return next((s for s in walked if s.number > connection.after), walked[-1] if walked else None)
 
     def seats_played_by(self, bot: str) -> list[int]:
         return [seat for seat, name in enumerate(self.bots) if name == bot]
@@ -383,6 +429,8 @@ class _Walk:
             self._fault_line(line, event)
         elif kind == "decision":
             self._decision_line(line, event)
+        elif kind == "connection":
+            self._connection_line(line, event)
         elif kind == "result" and line != len(self.events):
             raise _Stop(INCONSISTENT, f"line {line + 1}: an event after the result of line {line}")
         elif kind == "result" and self.referee_result:
@@ -407,6 +455,26 @@ class _Walk:
                 f"({self._where(state)})",
             )
         self.pending = (line, seen)
+
+    def _connection_line(self, line: int, event: dict[str, Any]) -> None:
+        """A dial-in seat away or back: kept, with the number of decisions before it; it changes no decision.
+        A line that names no seat of the match, or a change this Waraq does not know (a later one's), is
+        passed over, as any line replay does not know."""
+        seat, change, at = event.get("seat"), event.get("change"), event.get("at")
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.players:
+            return
+        if change not in tuple(Change):
+            return
+        self.replay.connections.append(
+            Connection(
+                line=line,
+                seat=seat,
+                change=Change(change),
+                at="" if at is None else str(at),
+                away_ms=_number(event.get("away_ms")),
+                after=len(self.replay.steps),
+            )
+        )
 
     def _decision_line(self, line: int, event: dict[str, Any]) -> None:
         """A decision: the engine plays it, and it becomes a step with its fault, time and request."""
@@ -675,6 +743,8 @@ def _natural(path: Path) -> list[Any]:
 
 
 __all__ = [
+    "Change",
+    "Connection",
     "Replay",
     "ReplayStatus",
     "Step",

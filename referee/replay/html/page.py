@@ -21,6 +21,11 @@ change in the same way (the trick, whose turn it is): what their patches share
 is stored once, and each seat's own part (its hand) apart. :func:`seat_views` undoes this, as the
 viewer does, and the tests compare it with the views themselves.
 
+A record's ``connection`` lines (a dial-in seat away and back) are public: the
+page shows each as a note at the decision it falls by
+(:meth:`~waraq.referee.replay.walk.Replay.step_of`), in the terminal replay's
+words.
+
 A record that cannot be fully replayed still gets its data, as far as it
 replays, with ``status`` and ``problem`` saying what is wrong.
 """
@@ -33,7 +38,8 @@ from typing import Any
 
 from waraq.referee.games import registry
 from waraq.referee.games.registry import Part
-from waraq.referee.replay.walk import Replay, Step, request_json
+from waraq.referee.replay.render import connection_words
+from waraq.referee.replay.walk import Connection, Replay, Step, request_json
 from waraq.referee.wire import codec as wire
 from waraq.v1 import bot_pb2 as pb
 
@@ -53,6 +59,7 @@ def page_data(replay: Replay) -> dict[str, Any]:
         "steps": [step_data(step, request) for step, request in zip(replay.steps, requests, strict=True)],
         "views": encode_views(views),
         "opening_faults": opening_faults(replay),
+        "connections": [connection_data(replay, c) for c in replay.connections],
         "rounds": round_ends(replay),
         "result": result_data(replay),
     }
@@ -62,6 +69,9 @@ def match_data(replay: Replay) -> dict[str, Any]:
     """The header as the page shows it; what a header lacks is None (a broken record's header)."""
     header, rules = replay.header, replay.rules
     seats = [{"seat": seat, "bot": bot, "version": _version(header, seat)} for seat, bot in enumerate(replay.bots)]
+    for seat, via in zip(seats, replay.connected_via, strict=True):
+        if via is not None:  # records written before `via` have none
+            seat["via"] = via
     return {
         "match_id": replay.match_id,
         "game": replay.game if rules is not None else header.get("game"),
@@ -147,6 +157,22 @@ def opening_faults(replay: Replay) -> list[dict[str, Any]]:
         for line, event in enumerate(replay.events[: replay.checked_lines or len(replay.events)], start=1)
         if event.get("type") == "fault" and line not in on_steps and isinstance(event.get("seat"), int)
     ]
+
+
+def connection_data(replay: Replay, connection: Connection) -> dict[str, Any]:
+    """A connection line as the record has it, ``text`` as the terminal replay says it, ``after`` the
+    decisions answered before it and ``n`` the decision it is shown with (None: the record has none)."""
+    step = replay.step_of(connection)
+    return {
+        "line": connection.line,
+        "seat": connection.seat,
+        "change": str(connection.change),
+        "at": connection.at,
+        "away_ms": connection.away_ms,
+        "after": connection.after,
+        "n": step.number if step is not None else None,
+        "text": connection_words(replay, connection),
+    }
 
 
 def round_ends(replay: Replay) -> list[dict[str, Any]]:

@@ -7,7 +7,9 @@
  *
  * The DOM is a contract for the tests (tests/browser/test_replay_page.py): every card is an element
  * with data-card="AS" (Hand: "7H#1", "JK#0"); every hand is .hand[data-seat]; #waraq carries
- * data-mode ("all" or "seat") and data-seat; #decision carries data-n and data-total.
+ * data-mode ("all" or "seat") and data-seat; #decision carries data-n and data-total; a connection line (a
+ * dial-in seat away or back: public) is a .connection[data-seat][data-change][data-line] note in the decision
+ * it falls by (#connections-before, #connections-after), in the words of data.connections[].text.
  * Keys: ArrowLeft/ArrowRight one decision, Home/End the ends, space plays and pauses.
  * The URL's fragment names the decision and the view: #d42 (all hands) or #d42/s1 (seat 1's view).
  */
@@ -21,6 +23,7 @@
   const steps = data.steps;
   const total = steps.length;
   const views = decodeViews(data.views);
+  const connections = data.connections || [];
   const SUIT_SYMBOL = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
   const SUIT_NAME = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
   const SPEEDS = [0.5, 1, 2, 4, 8, 16]; // decisions a second
@@ -187,7 +190,8 @@
 
   function build() {
     root.setAttribute("data-game", game || "");
-    const who = match.seats.map((s) => "s" + s.seat + " " + s.bot + (s.version ? " " + s.version : "")).join(", ");
+    const who = match.seats.map((s) => "s" + s.seat + " " + s.bot + (s.version ? " " + s.version : "") +
+      (s.via ? " (" + s.via + ")" : "")).join(", ");
     const rules = match.rules ? Object.entries(match.rules).map(([k, v]) => k + "=" + JSON.stringify(v)).join(" ") : "";
     const tc = match.time_control || {};
     const header = el("header", {},
@@ -224,6 +228,7 @@
     if (!total) {
       root.append(el("p", { class: "banner", id: "empty" }, "No decision to show: the record has none that replays."));
       for (const fault of data.opening_faults) root.append(el("p", { class: "fault-line" }, faultLine(fault, true)));
+      if (connections.length) root.append(el("div", { id: "connections-before" }, connections.map((c) => connectionNote(c, ""))));
       root.append(el("span", { id: "decision", "data-n": 0, "data-total": 0, hidden: true }, "0 / 0"));
       return;
     }
@@ -280,6 +285,16 @@
         })));
     }
 
+    if (connections.length) {
+      root.append(el("div", { class: "faults connections", id: "connections" }, el("span", { class: "label" }, "Connections: "),
+        connections.map((c) => {
+          const b = el("button", { type: "button", "data-n": c.n, "data-line": c.line, title: "go to decision " + c.n },
+            "d" + c.n + " s" + c.seat + " " + c.change);
+          b.addEventListener("click", () => go(c.n));
+          return b;
+        })));
+    }
+
     frame.body = el("div", { class: "body" });
     frame.table = el("section", { class: "table seats-" + players, id: "table", "aria-label": "the table" });
     frame.panel = el("section", { class: "panel", id: "panel", "aria-label": "the decision" });
@@ -325,6 +340,20 @@
     if ("substituted" in fault) line.append("; played for it: ", recordAction(kind, fault.substituted));
     else line.append("; nothing was played for it");
     return line;
+  }
+
+  /** A connection line as a note, its words the terminal replay's (page.py): text, never markup. */
+  function connectionNote(connection, label) {
+    return el("p", { class: "connection", "data-seat": connection.seat, "data-change": connection.change,
+      "data-line": connection.line }, label ? el("span", { class: "label" }, label) : null, connection.text);
+  }
+
+  /** The connection lines shown with decision ``n``: before it, or (the last decision) after it. */
+  function connectionNotes(n, after) {
+    const here = connections.filter((c) => c.n === n && (c.after >= n) === after);
+    if (!here.length) return null;
+    return el("div", { class: "connections-here", id: after ? "connections-after" : "connections-before" },
+      here.map((c) => connectionNote(c, after ? "After this decision: " : "Before this decision: ")));
   }
 
   // -- one decision ---------------------------------------------------------------------------------
@@ -506,6 +535,8 @@
       (seen === null ? " \u00b7 all hands" : " \u00b7 as s" + seen + " (" + seatName(seen) + ") saw it")));
     out.push(el("p", { id: "actor", "data-seat": step.seat, "data-kind": step.kind },
       el("b", {}, "s" + step.seat + " (" + seatName(step.seat) + ")"), " to " + step.kind));
+    const before = connectionNotes(step.n, false);
+    if (before) out.push(before);
     if (mine) {
       if (step.legal.length) {
         out.push(el("div", { id: "legal" }, el("span", { class: "label" }, "Legal: "),
@@ -527,6 +558,8 @@
     if (step.fault) out.push(el("div", { id: "fault", class: "banner bad", "data-kind": step.fault.kind, "data-code": step.fault.code || "" },
       faultLine(step.fault, mine, step.kind)));
     if (step.sent === false) out.push(el("p", { class: "small bad" }, "Not sent: the seat was already lost."));
+    const after = connectionNotes(step.n, true);
+    if (after) out.push(after);
     const ended = data.rounds.filter((r) => r.after < step.n || (step.n === total && r.after <= step.n));
     if (ended.length) {
       out.push(el("h3", {}, "Rounds"));
