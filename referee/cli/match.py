@@ -260,12 +260,16 @@ def _announce(
 def _tell_dial_ins(console: Console, address: str, tokens: Mapping[str, str]) -> None:
     """Where the dial-in bots dial, and each one's token for this run: the only time it is shown."""
     for name, token in tokens.items():
-        console.print(f"dial-in bot {name}: dial {address} with token {token}", highlight=False, markup=False)
+        # soft_wrap: one line however narrow the console, so a script finds the token on it.
+        console.print(
+            f"dial-in bot {name}: dial {address} with token {token}", highlight=False, markup=False, soft_wrap=True
+        )
     console.print(
         f"  e.g. python sample_bots/starters/python/bot.py --connect {address} --token TOKEN; the match waits "
         f"up to --startup-ms for each",
         highlight=False,
         markup=False,
+        soft_wrap=True,
     )
     console.file.flush()  # a script waiting for the token reads it now, not when the run ends
 
