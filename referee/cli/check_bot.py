@@ -22,6 +22,8 @@ from waraq.referee.conformance import report as reporting
 from waraq.referee.conformance.check import GAMES, CheckConfig, case_ids, check, unknown_cases
 from waraq.referee.launch import sandbox_options
 from waraq.referee.launch.bots import BotSpec
+from waraq.referee.lobby import options as lobby_options
+from waraq.referee.lobby.options import LobbyConfig
 from waraq.referee.match.play import TimeControl
 
 MARK = ".check-bot"  # a folder check-bot made, which it may fill again
@@ -41,7 +43,8 @@ def register(commands: argparse._SubParsersAction) -> None:
         "bot",
         metavar="SPEC",
         help=f"a built-in bot ({', '.join(built_in.names())}), a command with {{port}} or {{socket}}, "
-        "or an address (host:port, unix:PATH)",
+        "an address (host:port, unix:PATH), or dial-in: check-bot listens, prints a token, and waits "
+        "--startup-ms for the bot to dial with it",
     )
     command.add_argument(
         "--game", action="append", choices=tuple(GAMES), help="check this game only (repeat for more; default: all)"
@@ -66,6 +69,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--startup-ms", type=milliseconds, default=TimeControl.startup_ms, help="start-up deadline of each process"
     )
     sandbox_options.add_sandbox_options(command)
+    lobby_options.add_lobby_options(command)
     command.set_defaults(run_command=run)
 
 
@@ -87,13 +91,27 @@ def run(args: argparse.Namespace, console: Console) -> int:
         only=tuple(args.only or ()),
         startup_ms=args.startup_ms,
         confinement=sandbox_options.confinement(args),
+        lobby=lobby_options.lobby_config(args) or LobbyConfig(),
     )
+    told = Console(stderr=True) if args.json else console  # --json: stdout holds the report alone
+
+    def tell(address: str, token: str) -> None:
+        told.print(
+            f"dial-in: dial {address} with token {token} (waiting up to {args.startup_ms / 1000:g} s)",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,  # the whole token on one line, for a script that reads it
+        )
+        told.file.flush()
+
     if args.json:
-        report = asyncio.run(check(config))
+        report = asyncio.run(check(config, on_lobby=tell))
         sys.stdout.write(orjson.dumps(reporting.to_json(report), option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
         with console.status(f"checking {spec}…") as status:
-            report = asyncio.run(check(config, on_stage=lambda name: status.update(f"checking {spec}: {name} done")))
+            report = asyncio.run(
+                check(config, on_stage=lambda name: status.update(f"checking {spec}: {name} done"), on_lobby=tell)
+            )
         reporting.show(console, report)
     return 0 if report.ok else 1
 

@@ -29,7 +29,10 @@ from waraq.referee.conformance.startup import Probe, probe
 from waraq.referee.games import registry
 from waraq.referee.games.registry import Part
 from waraq.referee.launch import sandbox
-from waraq.referee.launch.bots import BotSpec, Endpoint
+from waraq.referee.launch.bots import BotSpec, Endpoint, SpecKind
+from waraq.referee.lobby.lobby import Lobby
+from waraq.referee.lobby.options import LobbyConfig
+from waraq.referee.lobby.tokens import TokenTable
 from waraq.referee.match.play import MatchConfig, abort_on_referee_error, run_match
 from waraq.referee.match.seats import InProcessSeat, RemoteSeat, Seat
 from waraq.referee.records.record_file import RecordError, RecordWriter
@@ -49,6 +52,7 @@ class CheckConfig:
     startup_ms: float = 30_000
     confinement: sandbox.Config = sandbox.DEFAULT
     only: tuple[str, ...] = ()  # case ids or their beginnings ("timing.", "hokm-4."): these cases alone
+    lobby: LobbyConfig = LobbyConfig()  # where a dial-in bot dials (a spec of dial-in)
 
     def wants(self, case_id: str) -> bool:
         return not self.only or any(case_id.startswith(prefix) for prefix in self.only)
@@ -124,19 +128,43 @@ def _fed_by(stage: s.Stage) -> set[str]:
     return fed | stage.cases | {c.NOTES.id}
 
 
-async def check(config: CheckConfig, on_stage: Callable[[str], None] | None = None) -> Report:
+async def check(
+    config: CheckConfig,
+    on_stage: Callable[[str], None] | None = None,
+    on_lobby: Callable[[str, str], None] | None = None,
+) -> Report:
+    """Check the bot. A dial-in bot (``dial-in``): a lobby listens first, and ``on_lobby`` is told its
+    address and the one token made for this check, which the bot dials with."""
+    if config.spec.kind is not SpecKind.DIAL_IN:
+        return await _check(config, on_stage, None)
+    tokens = TokenTable()
+    token = tokens.issue(DIALLED)
+    lobby = Lobby(tokens, grace_s=config.lobby.grace_s)
+    address = await lobby.listen(config.lobby.address, tls=config.lobby.tls)
+    if on_lobby is not None:
+        on_lobby(address, token)
+    try:
+        return await _check(config, on_stage, lobby)
+    finally:
+        await lobby.close()
+
+
+DIALLED = "dial-in"  # the lobby's name for the bot a check made its token for
+
+
+async def _check(config: CheckConfig, on_stage: Callable[[str], None] | None, lobby: Lobby | None) -> Report:
     begun = time.perf_counter()
     config.record_dir.mkdir(parents=True, exist_ok=True)
     confinement = replace(config.confinement, hidden=(*config.confinement.hidden, config.record_dir))
     config = replace(config, confinement=confinement)
-    first = await probe(_endpoint(config))
+    first = await probe(_endpoint(config, lobby))
     pairs = declared(first.hello, config) if first.failure is None else []
     stages = plan(pairs, config)
     gate = asyncio.Semaphore(config.jobs)
 
     async def one(stage: s.Stage) -> StageResult:
         async with gate:
-            result = await play_stage(stage, config)
+            result = await play_stage(stage, config, lobby)
         if on_stage is not None:
             on_stage(stage.name)
         return result
@@ -160,19 +188,21 @@ def _or_first_error(results: list[T | BaseException]) -> list[T]:
     return cast(list[T], results)
 
 
-def _endpoint(config: CheckConfig) -> Endpoint:
+def _endpoint(config: CheckConfig, lobby: Lobby | None = None) -> Endpoint:
     return Endpoint(
         config.spec,
         startup_ms=config.startup_ms,
         log_dir=config.record_dir / "logs",
         confinement=config.confinement,
+        lobby=lobby,
+        dial_name=DIALLED,
     )
 
 
-async def play_stage(stage: s.Stage, config: CheckConfig) -> StageResult:
-    endpoint = _endpoint(config)
+async def play_stage(stage: s.Stage, config: CheckConfig, lobby: Lobby | None = None) -> StageResult:
+    endpoint = _endpoint(config, lobby)
     await endpoint.start()
-    result = StageResult(stage)
+    result = StageResult(stage, dialled=lobby is not None)
     try:
         if endpoint.failure is not None:
             result.failure = endpoint.failure.detail
@@ -198,7 +228,7 @@ async def _play(stage: s.Stage, seed: int, endpoint: Endpoint, config: CheckConf
             if isinstance(bot, RemoteSeat):
                 if stage.unknown_fields:
                     bot.rewrite = with_future_fields
-                bot.watch_close = stage.watch_close
+                bot.watch_close = stage.watch_close and endpoint.spec.kind is not SpecKind.DIAL_IN
                 remote.append(bot)
             seats.append(bot)
         else:

@@ -115,7 +115,9 @@ def _judge_startup(first: Probe, add: Add) -> None:
             add(case, Status.SKIP, "the bot did not start")
         return
     add(c.STARTUP_READY, Status.PASS, f"ready and answered Hello in {first.ready_ms:.0f} ms")
-    if first.health is Health.SERVING:
+    if first.dialled:
+        add(c.STARTUP_HEALTH, Status.SKIP, "a dial-in bot: it serves nothing, and its Hello came with its dial")
+    elif first.health is Health.SERVING:
         add(c.STARTUP_HEALTH, Status.PASS, "SERVING")
     elif first.health is Health.ABSENT:
         add(c.STARTUP_HEALTH, Status.SKIP, "no health service: optional, the referee takes an answered Hello for ready")
@@ -240,6 +242,9 @@ def _judge_end(result: StageResult, add: Add) -> None:
     if result.failure:
         add(c.END, Status.SKIP, "the bot's process did not start")
         return
+    if result.dialled:
+        add(c.END, Status.SKIP, "a dial-in bot: the referee ends its streams after MatchEnd, with OK")
+        return
     closes = [(played, ms) for played in result.matches for ms in played.closed_ms]
     lingering = [played for played, ms in closes if ms is None]
     if lingering:
@@ -307,6 +312,8 @@ def _judge_notes(results: list[StageResult], add: Add) -> None:
 def _judge_sigterm(first: Probe, add: Add) -> None:
     if first.failure is not None:
         add(c.SIGTERM, Status.SKIP, "the bot did not start")
+    elif first.dialled:
+        add(c.SIGTERM, Status.SKIP, "a dial-in bot: check-bot did not launch it, so it does not stop it")
     elif not first.launched:
         add(c.SIGTERM, Status.SKIP, "an address: check-bot did not launch it, so it does not stop it")
     elif first.exited_on_term is None:

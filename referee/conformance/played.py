@@ -24,3 +24,4 @@ class StageResult:
     stage: Stage
     matches: list[Played] = field(default_factory=list)
     failure: str = ""  # the stage's process could not be made ready
+    dialled: bool = False  # the bot dialled in: its streams are ended by the referee, and have no side to close

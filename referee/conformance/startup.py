@@ -28,6 +28,7 @@ class Probe:
     health_detail: str = ""
     hello: pb.HelloReply | None = None
     launched: bool = False
+    dialled: bool = False  # it dialled the check's lobby: its Hello came with its dial
     # Once stopped: whether it ended on SIGTERM alone, and how long it took (None: not launched)
     exited_on_term: bool | None = None
     stop_ms: float | None = None
@@ -35,7 +36,8 @@ class Probe:
 
 async def probe(endpoint: Endpoint) -> Probe:
     """Start ``endpoint``, ask its health service, keep its Hello, and stop it with SIGTERM."""
-    found = Probe(launched=endpoint.spec.kind is not SpecKind.ADDRESS)
+    kind = endpoint.spec.kind
+    found = Probe(launched=not kind.one_server, dialled=kind is SpecKind.DIAL_IN)
     begun = time.perf_counter()
     await endpoint.start()
     found.ready_ms = (time.perf_counter() - begun) * 1000
@@ -43,7 +45,8 @@ async def probe(endpoint: Endpoint) -> Probe:
     try:
         if found.failure is None:
             found.hello = endpoint.hello
-            found.health, found.health_detail = await _health(endpoint.address)
+            if not found.dialled:  # a bot that dials in serves nothing to ask
+                found.health, found.health_detail = await _health(endpoint.address)
     finally:
         report = await endpoint.stop()
     if found.launched and found.failure is None and report is not None:
