@@ -393,6 +393,9 @@ def _play(args: argparse.Namespace, console: Console, ladder: folder.Ladder) -> 
         ladder.store.set_meta("target", target.to_text())
     concurrency = args.concurrency or ladder.config.run.concurrency
     state = RunState(target, concurrency, cluster=args.ray, lobby=_lobby(args, ladder))
+    state.on_lobby = lambda address: console.print(
+        f"dial-in bots dial {address}", highlight=False, markup=False, soft_wrap=True
+    )
     bots = ", ".join(b.name for b in ladder.config.bots) or "none"
     where = f" on the Ray cluster {args.ray}" if args.ray else ""
     console.print(

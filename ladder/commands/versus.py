@@ -169,6 +169,13 @@ def _versus(args: argparse.Namespace, console: Console) -> int:
         with ladder.store.transaction():
             ladder.store.set_meta("target", target.to_text())
         state = RunState(target, args.concurrency, cluster=args.ray)
+        # A dial-in bot gets a token for this run, shown once; the address comes once the lobby listens.
+        tokens = {
+            bot.name: folder.rotate_token(ladder, bot.name)
+            for bot in ladder.config.bots
+            if bot.bot_spec.kind is SpecKind.DIAL_IN
+        }
+        state.on_lobby = lambda address: _tell_dial_ins(console, address, tokens)
         names = " and ".join(b.name for b in ladder.config.bots[2:])
         console.print(
             f"versus {where}: {ladder.config.bots[0].name} against {ladder.config.bots[1].name}, "
@@ -186,6 +193,14 @@ def _versus(args: argparse.Namespace, console: Console) -> int:
         found = head_to_head.summary(ladder.store, ladder.config)
         console.print(SummaryView(found, test, ladder.config.layout.low_wins))
         return _verdict(console, state, found)
+
+
+def _tell_dial_ins(console: Console, address: str, tokens: dict[str, str]) -> None:
+    for name, token in tokens.items():
+        console.print(
+            f"dial-in bot {name}: dial {address} with token {token}", highlight=False, markup=False, soft_wrap=True
+        )
+    console.file.flush()
 
 
 def sandbox_settings(args: argparse.Namespace) -> cfg.SandboxSettings:

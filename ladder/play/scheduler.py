@@ -30,6 +30,7 @@ import signal
 import sqlite3
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,6 +83,7 @@ class RunState:
     cluster: str | None = None  # --ray's address: the matches are played on that Ray cluster (ladder/play/cluster.py)
     lobby: LobbyConfig | None = None  # --lobby and TLS: where dial-in bots dial (else ladder.toml's [lobby])
     lobby_address: str | None = None  # where the lobby listens, once it does
+    on_lobby: Callable[[str], None] | None = None  # told that address, before any match (to print it)
 
     @property
     def elapsed(self) -> float:
@@ -154,6 +156,8 @@ class Scheduler:
         now = asyncio.get_running_loop().time()
         self.left = dict.fromkeys(self.dial_ins, now)
         self.note(f"lobby on {address}{' (TLS)' if wanted.tls else ''} for {', '.join(sorted(self.dial_ins))}")
+        if self.state.on_lobby is not None:
+            self.state.on_lobby(address)
 
     def _presence(self, bot: str, presence: Presence | None) -> None:
         """A dial-in bot connected, changed its streams, or left: the table `show` reads, and the loop told."""

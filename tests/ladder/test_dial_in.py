@@ -279,3 +279,21 @@ def test_the_lobby_speaks_tls_with_the_certificate_given(python_kit: Path, tmp_p
         assert matches_of(ladder, "kit")[0] > 0, kit.stop()
     finally:
         kit.stop()
+
+
+@pytest.mark.slow
+def test_versus_seats_a_dial_in_bot_with_a_token_of_its_own(python_kit: Path, tmp_path: Path) -> None:
+    command = [WARAQ, "versus", "kit=dial-in", "random", "--boards", "2", "--quiet", "--dir", str(tmp_path / "vs")]
+    versus = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert versus.stdout is not None
+    told = next(
+        (found for line in versus.stdout if (found := re.search(r"dial (\S+) with token (wq_\S+)", line))), None
+    )
+    assert told is not None, "no dial-in line"
+    kit = Kit(python_kit, told.group(1), told.group(2))
+    try:
+        rest, _ = versus.communicate(timeout=240)
+    finally:
+        kit.stop()
+    assert re.search(r"matches\s+4: kit \d won", rest), rest
+    assert matches_of(tmp_path / "vs", "kit") == (4, 0)
