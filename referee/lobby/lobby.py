@@ -267,6 +267,10 @@ class Lobby:
         )
 
     async def _refuse(self, host: str, context: grpc.aio.ServicerContext) -> NoReturn:
+        # Checked here too, not only as the stream opened: streams opened at once, their tokens sent after,
+        # all passed that check before any refusal waited.
+        if self._throttle.crowded(host):
+            await _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, "too many refused dials from this address")
         delay = self._throttle.refusal_delay(host)
         if delay:
             self._throttle.waiting(host, +1)
