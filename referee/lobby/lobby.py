@@ -144,7 +144,11 @@ class Lobby:
         return self.address
 
     async def close(self) -> None:
-        """Stop serving: every stream is ended (a bot in a match finds its seat lost)."""
+        """Stop serving: every stream is ended UNAVAILABLE, so a bot dials again later (a bot in a
+        match finds its seat lost, and the next run plays that match again)."""
+        for streams in list(self._streams.values()):
+            for stream in list(streams):
+                stream.end((grpc.StatusCode.UNAVAILABLE, "the lobby is closing"))
         if self._server is not None:
             await self._server.stop(grace=0.5)
             self._server = None
@@ -164,13 +168,13 @@ class Lobby:
 
     async def wait_for(self, bot: str, wait_s: float) -> bool:
         """Whether ``bot`` has a stream waiting within ``wait_s``."""
-        async with asyncio.timeout(wait_s) as timeout:
-            try:
+        try:
+            async with asyncio.timeout(wait_s):  # its TimeoutError comes as the block is left
                 while not self._offers.get(bot):
                     await self._next_offer()
-            except TimeoutError:
-                pass
-        return not timeout.expired()
+        except TimeoutError:
+            return False
+        return True
 
     async def take(self, bot: str, match_id: str, seat: int, wait_s: float) -> tuple[SeatLine, pb.HelloReply] | None:
         """A waiting stream of ``bot``'s, made the line of ``seat`` in ``match_id``, with the Hello it
@@ -220,8 +224,6 @@ class Lobby:
     async def _dial(self, _requests: Any, context: grpc.aio.ServicerContext) -> None:
         peer = context.peer()
         host = _host(peer)
-        if self._throttle.crowded(host):
-            await _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, "too many refused dials from this address")
         try:
             async with asyncio.timeout(FIRST_MESSAGE_S):
                 first = await context.read()
@@ -267,8 +269,9 @@ class Lobby:
         )
 
     async def _refuse(self, host: str, context: grpc.aio.ServicerContext) -> NoReturn:
-        # Checked here too, not only as the stream opened: streams opened at once, their tokens sent after,
-        # all passed that check before any refusal waited.
+        # Checked once the token is known to be wrong, not as the stream opens: a right token from a host
+        # that floods (bots behind one NAT with a stranger) still gets in, and streams opened at once, their
+        # tokens sent after, are all counted here.
         if self._throttle.crowded(host):
             await _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, "too many refused dials from this address")
         delay = self._throttle.refusal_delay(host)

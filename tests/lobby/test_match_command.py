@@ -67,12 +67,25 @@ def test_a_dial_in_bot_takes_its_seats_with_the_token_printed_for_the_run(python
 
 def test_a_dial_in_bot_that_never_dials_faults_at_opening(tmp_path: Path) -> None:
     done = subprocess.run(
-        [WARAQ, "match", "--bots", "kit=dial-in", "random", "--startup-ms", "500", "--record", str(tmp_path), "--json"],
+        [
+            WARAQ,
+            "match",
+            "--bots",
+            "kit=dial-in",
+            "random",
+            "--startup-ms",
+            "3000",
+            "--record",
+            str(tmp_path),
+            "--json",
+        ],
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert done.returncode == 1, done.stderr
     (match,) = orjson.loads(done.stdout)["matches"]
-    assert {(f["seat"], f["code"]) for f in match["faults"]} == {(0, "not_dialled_in"), (2, "not_dialled_in")}
-    assert "did not dial in within 500 ms" in done.stderr and "Traceback" not in done.stderr
+    # The launched bot's seats may fault too on a loaded machine (not ready within the 3 s): not the kit's.
+    kits = {(f["seat"], f["code"]) for f in match["faults"] if f["seat"] % 2 == 0}
+    assert kits == {(0, "not_dialled_in"), (2, "not_dialled_in")}
+    assert "did not dial in within 3000 ms" in done.stderr and "Traceback" not in done.stderr

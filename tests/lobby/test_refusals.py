@@ -159,6 +159,30 @@ def test_a_wrong_or_empty_token_is_unauthenticated_and_the_lobby_seats_the_next_
     asyncio.run(body())
 
 
+def test_a_right_token_gets_in_from_a_host_whose_wrong_ones_are_crowded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bots behind one NAT with a stranger who floods: the stranger is refused at once, the bot seated."""
+    monkeypatch.setattr(throttle, "MOST_WAITING", 2)
+    monkeypatch.setattr(throttle, "FREE", 0)
+    monkeypatch.setattr(throttle, "FIRST_S", 60.0)  # a refusal that waits, waits past the test
+
+    async def body() -> None:
+        tokens = TokenTable()
+        right = tokens.issue("A")
+        async with _serving(tokens) as (lobby, channel, presences):
+            waiting = [_call(channel) for _ in range(2)]
+            for call in waiting:
+                await call.write(_dial("wq_wrong"))
+            crowded = _call(channel)
+            await crowded.write(_dial("wq_wrong"))
+            code, details = await _status(crowded)  # answered at once: two already wait
+            assert code is Code.RESOURCE_EXHAUSTED, details
+            await _plays(lobby, channel, right, "A", presences)
+            for call in waiting:
+                call.cancel()
+
+    asyncio.run(body())
+
+
 def test_a_revoked_token_dials_no_more_and_its_waiting_stream_is_never_seated() -> None:
     async def body() -> None:
         tokens = TokenTable()
