@@ -25,7 +25,9 @@ uninterrupted run ends:
   ``k - 1`` may yet be cancelled, or the table unsettled.
 * A bot is suspended when its CRASH or STARTUP faults, counted in rated
   order, reach ``suspend_after``: as of that match, and every later match
-  seating it is cancelled, played or not.
+  seating it is cancelled, played or not. A dial-in bot's dropped
+  connections (``connection_lost``) lose their matches but count for no
+  suspension: it plays again once it dials.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from waraq.ladder.stats.sequential import DEFAULT_MARGIN, PairVerdict, StoppingR
 from waraq.ladder.stats.sprt import Sprt
 from waraq.ladder.storage.config import LadderConfig
 from waraq.ladder.storage.store import (
+    ABSENCES,
     ACTIVE,
     CRASHES,
     DONE,
@@ -211,12 +214,13 @@ def _rated(
 
 
 def _suspend_crashers(store: Store, config: LadderConfig, played: Played, events: Events) -> None:
-    crashed = sorted({played.seats[f.seat] for f in played.faults if f.kind in CRASHES})
+    crashes = [f for f in played.faults if f.kind in CRASHES and f.code not in ABSENCES]
+    crashed = sorted({played.seats[f.seat] for f in crashes})
     for bot in crashed:
         entry = store.entry(bot)
         count = store.crash_matches(bot, played.id)
         if entry.status == ACTIVE and count >= config.faults.suspend_after:
-            last = next(f for f in played.faults if f.kind in CRASHES and played.seats[f.seat] == bot)
+            last = next(f for f in crashes if played.seats[f.seat] == bot)
             reason = (
                 f"{count} matches with a crash or start-up fault; "
                 f"the last, match {played.id}: {last.kind}: {last.detail}"

@@ -153,8 +153,9 @@ class Scheduler:
         self.lobby = Lobby(LadderKeys(self.store, self.dial_ins), grace_s=wanted.grace_s, on_presence=self._presence)
         address = await self.lobby.listen(wanted.address, tls=wanted.tls)
         self.state.lobby_address = address
-        now = asyncio.get_running_loop().time()
-        self.left = dict.fromkeys(self.dial_ins, now)
+        loop = asyncio.get_running_loop()
+        self.left = dict.fromkeys(self.dial_ins, loop.time())  # none has dialled this run yet
+        loop.call_later(self.lobby.grace_s, self.wake.set)  # matches a killed run left for them: cancelled then
         self.note(f"lobby on {address}{' (TLS)' if wanted.tls else ''} for {', '.join(sorted(self.dial_ins))}")
         if self.state.on_lobby is not None:
             self.state.on_lobby(address)
@@ -202,6 +203,15 @@ class Scheduler:
         """Whether matchmaking may seat the entry now: a dial-in bot only while it is connected."""
         entry = self.store.entry(entry_id)
         return entry.base not in self.dial_ins or (entry.base not in self.left and (entry_id, 0) in self.endpoints)
+
+    def _left_before_it_began(self, planned: Planned, outcome: Outcome) -> str | None:
+        """A dial-in bot of the match that had no stream for its seat (``not_dialled_in``) and is away
+        now: it left as the match began, before the lobby saw it go."""
+        for fault in outcome.faults:
+            base = self.store.entry(planned.seats[fault.seat]).base
+            if fault.code == FaultCode.NOT_DIALLED_IN and base in self.left:
+                return base
+        return None
 
     def _away(self, planned: Planned) -> tuple[str, bool] | None:
         """A dial-in bot of the match that is not connected: its name, and whether its grace is over."""
@@ -399,6 +409,7 @@ class Scheduler:
         state, store = self.state, self.store
         queue: deque[Planned] = deque(store.pending())
         while True:
+            self.wake.clear()  # what happens from here on (a bot dials, a grace ends) wakes the wait below
             await self._admit_dial_ins()
             held: list[Planned] = []  # matches whose dial-in bot is away, within its grace
             while not state.stopping and len(self.tasks) < state.concurrency:
@@ -431,14 +442,14 @@ class Scheduler:
             if not self.tasks:
                 if state.stopping or state.finished is not None:
                     return
-                if held or self.left:  # waiting for a dial-in bot: its return, or its grace's end, wakes the loop
-                    self.wake.clear()
+                if not held and not queue:
+                    queue.extend(store.pending())
+                if held or (not queue and self.left):
+                    # Waiting for a dial-in bot: its return, or its grace's end, wakes the loop.
                     await self.wake.wait()
                     continue
-                if not queue:
-                    queue.extend(store.pending())
-                    if not queue:  # waiting on nothing: the database is not as the ledger left it
-                        raise RuntimeError("planning waits for matches that are neither planned nor in flight")
+                if not queue:  # waiting on nothing: the database is not as the ledger left it
+                    raise RuntimeError("planning waits for matches that are neither planned nor in flight")
                 continue
             self.wake.clear()
             waker = asyncio.ensure_future(self.wake.wait())
@@ -455,6 +466,11 @@ class Scheduler:
 
     async def _store(self, planned: Planned, outcome: Outcome) -> None:
         state = self.state
+        away = self._left_before_it_began(planned, outcome)
+        if away is not None:  # not charged: as if it had been seen gone before the match began
+            with self.store.transaction():
+                self.store.mark(planned.id, CANCELLED, f"{away} was not connected")
+            return
         try:
             events = ledger.record(self.store, self.config, self.env, outcome, planned.seats)
         except DuplicateResult as refused:  # played twice (a retry): the first result stands, rated once

@@ -42,7 +42,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from waraq.referee.match.faults import FaultKind
+from waraq.referee.match.faults import FaultCode, FaultKind
 
 SCHEMA_VERSION = 2
 UPGRADABLE = "1"  # the schema :meth:`Store.open` upgrades to SCHEMA_VERSION (it lacks faults.code)
@@ -50,6 +50,9 @@ ACTIVE, SUSPENDED, RETIRED, REMOVED = "active", "suspended", "retired", "removed
 PLANNED, DONE, RATED, UNRATED, CANCELLED = "planned", "done", "rated", "unrated", "cancelled"
 PROCESSED = (RATED, UNRATED, CANCELLED)
 CRASHES = (FaultKind.CRASH, FaultKind.STARTUP)  # the faults that may mean the bot must be started again
+# A dial-in bot that dropped mid-match: charged with the match, but no crash to suspend it for. It is
+# seated again once it dials, and one dropped connection must not count once for each match it was in.
+ABSENCES = (FaultCode.CONNECTION_LOST,)
 SQLITE_MAGIC = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
 DAMAGED = "it is not a whole ladder database; put back a copy of it"
 
@@ -638,8 +641,8 @@ class Store:
         return self.db.execute(
             "SELECT COUNT(DISTINCT f.match_id) FROM faults f JOIN matches m ON m.id = f.match_id"
             f" WHERE f.bot_id = ? AND f.kind IN ({','.join('?' * len(CRASHES))}) AND m.id <= ?"
-            " AND m.status IN (?, ?)",
-            (entry_id, *CRASHES, upto, RATED, UNRATED),
+            f" AND m.status IN (?, ?) AND ({self._fault_code} IS NULL OR {self._fault_code} NOT IN (?))",
+            (entry_id, *CRASHES, upto, RATED, UNRATED, *ABSENCES),
         ).fetchone()[0]
 
     def add_ratings(self, match_id: int, ratings: Iterable[tuple[int, float, float]]) -> None:

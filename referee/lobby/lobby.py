@@ -22,6 +22,7 @@ connects or leaves (:class:`Presence`), are its owner's.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 from collections import deque
 from collections.abc import Callable
@@ -115,7 +116,8 @@ class Lobby:
         self._streams: dict[str, set[Stream]] = {}  # by bot: every open stream, waiting or seated
         self._presence: dict[str, Presence] = {}
         self._lines: dict[tuple[str, str, int], SeatLine] = {}  # (bot, match id, seat): held for taking back
-        self._changed: asyncio.Future[None] | None = None  # resolved when an offer arrives
+        self._changed: asyncio.Future[None] | None = None  # resolved when an offer arrives or a bot leaves
+        self._left: dict[str, float] = {}  # by bot: when its last stream went (loop time), while it is away
         self._server: grpc.aio.Server | None = None
         self.address = ""
 
@@ -180,15 +182,17 @@ class Lobby:
         """A waiting stream of ``bot``'s, made the line of ``seat`` in ``match_id``, with the Hello it
         came with; None when none comes within ``wait_s``. A stream whose token was revoked since it
         dialled is ended UNAUTHENTICATED, not taken."""
-        try:
-            async with asyncio.timeout(wait_s):
-                while True:
-                    stream = self._pop_offer(bot)
-                    if stream is not None:
-                        break
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait_s
+        while (stream := self._pop_offer(bot)) is None:
+            # A bot that has left is waited for the grace at most: it may be dialling again.
+            left = self._left.get(bot)
+            end = deadline if left is None else min(deadline, left + self.grace_s)
+            if end <= loop.time():
+                return None
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout_at(end):
                     await self._next_offer()
-        except TimeoutError:
-            return None
         line = SeatLine(stream, grace_s=self.grace_s, match_id=match_id, seat=seat)
         self._lines[bot, match_id, seat] = line
         return line, stream.hello
@@ -336,6 +340,9 @@ class Lobby:
     def _offer(self, stream: Stream) -> None:
         self._offers.setdefault(stream.bot, deque()).append(stream)
         stream.on_lost = self._withdraw
+        self._wake_takers()
+
+    def _wake_takers(self) -> None:
         if self._changed is not None and not self._changed.done():
             self._changed.set_result(None)
 
@@ -347,6 +354,7 @@ class Lobby:
     def _track(self, stream: Stream) -> None:
         streams = self._streams.setdefault(stream.bot, set())
         streams.add(stream)
+        self._left.pop(stream.bot, None)
         known = self._presence.get(stream.bot)
         since = known.since if known else datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
         self._tell(Presence(stream.bot, since, stream.peer, len(streams)))
@@ -362,7 +370,9 @@ class Lobby:
             self._tell(Presence(stream.bot, known.since, known.peer, len(streams)))
         else:
             self._streams.pop(stream.bot, None)
+            self._left[stream.bot] = asyncio.get_running_loop().time()
             self._tell(None, stream.bot)
+            self._wake_takers()  # a seat waiting for this bot now waits its grace at most
 
     def _tell(self, presence: Presence | None, bot: str = "") -> None:
         bot = presence.bot if presence is not None else bot

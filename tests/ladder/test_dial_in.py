@@ -297,3 +297,46 @@ def test_versus_seats_a_dial_in_bot_with_a_token_of_its_own(python_kit: Path, tm
         kit.stop()
     assert re.search(r"matches\s+4: kit \d won", rest), rest
     assert matches_of(tmp_path / "vs", "kit") == (4, 0)
+
+
+@pytest.mark.slow
+def test_a_dial_in_bot_that_leaves_mid_run_is_charged_only_for_the_matches_it_left(
+    tmp_path: Path, python_kit: Path
+) -> None:
+    """Killed mid-run: each match it was in loses its seat after the grace (connection_lost); the
+    matches queued for it are held for the grace, then cancelled, uncharged; it is not suspended."""
+    ladder = make(tmp_path / "ladder", {"random": "random", "greedy": "greedy"})
+    token = token_of(waraq("ladder", "add", "kit", "--dial-in", "-C", str(ladder)).stdout)
+    address = f"127.0.0.1:{free_port()}"
+    kit = Kit(python_kit, address, token)
+    command = [WARAQ, "ladder", "run", "--matches", "48", "--quiet", "--lobby", address, "--grace-s", "1"]
+    run = subprocess.Popen([*command, "-C", str(ladder)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 120
+    while matches_of(ladder, "kit")[0] < 1 and time.monotonic() < deadline and run.poll() is None:
+        time.sleep(0.05)
+    kit.process.kill()
+    output, _ = run.communicate(timeout=300)
+    assert run.returncode == 0 and "done:" in output, output
+    assert "kit suspended" not in output  # one drop is no crash, however many matches it was in
+    db = sqlite3.connect(ladder / "ladder.sqlite")
+    try:
+        kit_faults = "FROM faults f JOIN bots b ON b.id = f.bot_id WHERE b.base = 'kit'"
+        codes = {row[0] for row in db.execute(f"SELECT f.code {kit_faults}")}
+        charged = db.execute(f"SELECT COUNT(DISTINCT f.match_id) {kit_faults}").fetchone()[0]
+        others = db.execute("SELECT COUNT(*) FROM faults f JOIN bots b ON b.id = f.bot_id WHERE b.base != 'kit'")
+        notes = {
+            row[0]
+            for row in db.execute(
+                "SELECT DISTINCT m.note FROM matches m JOIN seats s ON s.match_id = m.id JOIN bots b"
+                " ON b.id = s.bot_id WHERE b.base = 'kit' AND m.status = 'cancelled'"
+            )
+        }
+        others_count = others.fetchone()[0]
+    finally:
+        db.close()
+    assert codes <= {"connection_lost"}, codes
+    assert charged <= 8  # only the matches in flight when it left (8 at once), each lost after the grace
+    assert notes <= {"kit was not connected"}  # the rest queued for it: cancelled, uncharged (how many: timing)
+    assert others_count == 0  # the other bots' results stand
+    assert matches_of(ladder, "kit")[0] >= 1
+    check_invariants(ladder / "ladder.sqlite")
