@@ -31,18 +31,14 @@ from typing import Any
 import pytest
 
 from tests.support.cutting_proxy import Cut, CuttingProxy, after_reply, mid_decision, mid_reply
+from tests.support.dial_in import Series, check_taken_back, connections, play_series, same_play, stop
 from tests.support.go_starter import NAME, VERSION, decisions_with_views, starter_answer
 from tests.support.kit_matches import DEAL_KEY, WARAQ
-from waraq.bots.server import builtin_players
-from waraq.referee.games import registry
 from waraq.referee.games.hokm.rules import load_rules
 from waraq.referee.lobby.lobby import Lobby
-from waraq.referee.lobby.seat import DialInSeat
 from waraq.referee.lobby.tokens import TokenTable
-from waraq.referee.match.play import FaultPolicy, MatchConfig, MatchOutcome, TimeControl, run_match
-from waraq.referee.match.seats import InProcessSeat
-from waraq.referee.records.record_file import RecordWriter, read_record
-from waraq.referee.replay.verify import verify_record
+from waraq.referee.match.play import FaultPolicy
+from waraq.referee.records.record_file import read_record
 
 pytestmark = pytest.mark.system("go")  # the kit is built with Go and Debian's gRPC for Go
 
@@ -64,18 +60,6 @@ async def _dial(binary: Path, address: str, token: str, *extra: str) -> asyncio.
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
-
-
-async def _stop(kit: asyncio.subprocess.Process) -> str:
-    """End the kit (SIGTERM, then SIGKILL) and return what it printed, stdout then stderr."""
-    if kit.returncode is None:
-        kit.terminate()
-        try:
-            await asyncio.wait_for(kit.wait(), 5)
-        except TimeoutError:
-            kit.kill()
-    out, err = await kit.communicate()
-    return (out + err).decode(errors="replace")
 
 
 async def _next_line(kit: asyncio.subprocess.Process, containing: str, within_s: float = 20) -> str:
@@ -169,67 +153,17 @@ def test_a_hand_match_refuses_the_hokm_only_kit_at_the_start_and_the_kit_offers_
 
 # -- the Lobby in this process, and a proxy that cuts ---------------------------------------
 
-CLOCK = TimeControl(decision_ms=10_000, bank_ms=60_000, startup_ms=20_000)
-RULES = registry.load_rules("hokm", {"players": 4, "target_score": 2})
-OTHER = "random"  # the in-process bot at the odd seats
-CUT_KEY = "c7" * 32
-VOLATILE = ("ms", "bot_ms", "started", "policy")  # what differs between two plays of one match (and its policy)
 
-
-async def _series(
-    binary: Path, tmp: Path, policy: FaultPolicy, cuts: Sequence[Cut] = (), *, matches: int = 1, between: bool = False
-) -> tuple[list[MatchOutcome], list[Path], CuttingProxy, str]:
-    """``matches`` Hokm matches: the kit at the even seats through the proxy, the in-process bot at the
-    odd ones. ``between``: every connection is cut between two matches."""
-    tokens = TokenTable()
-    token = tokens.issue("kit")
-    lobby = Lobby(tokens, grace_s=20.0)
-    port = int((await lobby.listen("127.0.0.1:0")).rpartition(":")[2])
-    proxy = CuttingProxy(("127.0.0.1", port), list(cuts))
-    kit = await _dial(binary, await proxy.start(), token)
-    outcomes, paths = [], []
-    try:
-        assert await lobby.wait_for("kit", 20), "the kit did not dial in"
-        players = builtin_players()[OTHER]
-        for number in range(matches):
-            if between and number:
-                proxy.cut_now()
-            seats: list[Any] = [
-                DialInSeat(lobby, "kit", "kit", "", wait_s=20)
-                if seat % 2 == 0
-                else InProcessSeat(lambda match, seat_: players(match, seat_, "hokm"), OTHER)
-                for seat in range(RULES.players)
-            ]
-            path = tmp / f"hokm-{policy}-{number}.jsonl"
-            config = MatchConfig(RULES, 7 + number, f"match-{number}", CLOCK, policy, deal_key=CUT_KEY)
-            with RecordWriter(path) as record:
-                outcomes.append(await asyncio.wait_for(run_match(config, seats, record), 120))
-            paths.append(path)
-    finally:
-        output = await _stop(kit)
-        await proxy.close()
-        await lobby.close()
-    return outcomes, paths, proxy, output
-
-
-def _same_play(path: Path) -> list[dict[str, Any]]:
-    """The record's lines but for the times, the policy and the connection lines."""
-    return [
-        {key: value for key, value in event.items() if key not in VOLATILE}
-        for event in read_record(path).events
-        if event["type"] != "connection"
-    ]
-
-
-def _connections(path: Path) -> list[tuple[int, str]]:
-    return [(e["seat"], e["change"]) for e in read_record(path).events if e["type"] == "connection"]
+def _series(binary: Path, tmp: Path, policy: FaultPolicy, cuts: Sequence[Cut] = (), **options: Any) -> Series:
+    """Hokm matches with the kit at the even seats behind the cutting proxy (tests/support/dial_in.py)."""
+    return asyncio.run(play_series(lambda a, t: _dial(binary, a, t), tmp, "hokm", policy, cuts, **options))
 
 
 @pytest.fixture(scope="module")
 def uncut(go_starter: Path, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     """Two matches played with no cut: what every cut series must match."""
     tmp = tmp_path_factory.mktemp("uncut")
-    return asyncio.run(_series(go_starter, tmp, FaultPolicy.FORFEIT, matches=2))[1]
+    return _series(go_starter, tmp, FaultPolicy.FORFEIT, matches=2).paths
 
 
 @pytest.mark.parametrize("policy", list(FaultPolicy))
@@ -237,33 +171,25 @@ def test_cut_mid_decision_mid_reply_and_after_a_reply_changes_nothing_but_the_co
     go_starter: Path, tmp_path: Path, uncut: list[Path], policy: FaultPolicy
 ) -> None:
     cuts = [mid_decision(3), mid_reply(6), after_reply(9)]
-    outcomes, paths, proxy, output = asyncio.run(_series(go_starter, tmp_path, policy, cuts))
+    outcomes, paths, proxy, output = _series(go_starter, tmp_path, policy, cuts)
     assert all(cut.done for cut in cuts), f"a cut never came: {cuts}"
     assert proxy.connections >= 4, output  # the first dial, and one more after each cut
     (outcome,), (path,) = outcomes, paths
     assert outcome.faults == [], output
-    assert _same_play(path) == _same_play(uncut[0])
-    changes = _connections(path)
-    lost = [seat for seat, change in changes if change == "lost"]
-    assert len(lost) >= 3, changes  # each cut took at least the seat being asked
-    for seat in set(lost):  # every seat lost came back, each time, in order
-        assert [c for s, c in changes if s == seat] == ["lost", "back"] * lost.count(seat), changes
-    assert verify_record(path).ok, verify_record(path).problem
+    check_taken_back(path, uncut[0], cuts=len(cuts))
     assert "dialling again" in output, output
 
 
 def test_a_cut_between_matches_costs_the_kit_nothing(go_starter: Path, tmp_path: Path, uncut: list[Path]) -> None:
-    outcomes, paths, proxy, output = asyncio.run(
-        _series(go_starter, tmp_path, FaultPolicy.FORFEIT, matches=2, between=True)
-    )
+    outcomes, paths, proxy, output = _series(go_starter, tmp_path, FaultPolicy.FORFEIT, matches=2, between=True)
     assert proxy.cut_times, "no cut"
     assert [o.faults for o in outcomes] == [[], []], output
     for path, before in zip(paths, uncut, strict=True):
-        assert _same_play(path) == _same_play(before)
+        assert same_play(path) == same_play(before)
         # The cut stream waited for a seat; the lobby may hand it out before it sees it is gone, and the
         # record then says so: it was lost, and the kit's next stream took the seat back.
-        changes = [change for _, change in _connections(path)]
-        assert changes.count("lost") == changes.count("back"), _connections(path)
+        changes = [change for _, change in connections(path)]
+        assert changes.count("lost") == changes.count("back"), connections(path)
 
 
 # -- what dialling again cannot mend ------------------------------------------------------------
@@ -276,7 +202,7 @@ async def _refused(binary: Path, token: str, lobby: Lobby, address: str) -> tupl
         async with asyncio.timeout(20):
             out, err = await kit.communicate()
     finally:
-        await _stop(kit)
+        await stop(kit)
     assert out.decode().startswith(f"{NAME} bot dialling {address}"), out
     return kit.returncode or 0, err.decode().splitlines()
 
@@ -314,7 +240,7 @@ def test_the_same_bot_from_a_second_address_stops_that_kit_and_leaves_the_first(
             status, lines = await _refused(go_starter, token, lobby, await elsewhere.start())
             return status, lines, first.returncode is None
         finally:
-            await _stop(first)
+            await stop(first)
             await elsewhere.close()
             await lobby.close()
 
@@ -359,14 +285,14 @@ def test_tls_trusts_the_certificate_given_with_tls_ca_and_only_that(
             failure = await _next_line(untrusting, "dialling again")
             stranger = lobby.presence("kit")
         finally:
-            await _stop(untrusting)
+            await stop(untrusting)
         trusting = await _dial(go_starter, address, token, "--tls-ca", str(cert))
         try:
             in_ = await lobby.wait_for("kit", 20)
             hello = lobby.hello("kit")
             name = hello.name if hello is not None else ""
         finally:
-            await _stop(trusting)
+            await stop(trusting)
             await lobby.close()
         return failure, name, in_ and stranger is None
 

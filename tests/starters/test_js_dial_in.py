@@ -28,22 +28,16 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.support import ROOT
 from tests.support.cutting_proxy import Cut, CuttingProxy, after_reply, mid_decision, mid_reply
-from tests.support.dial_in import stop
-from waraq.bots.server import builtin_players
-from waraq.referee.games import registry
+from tests.support.dial_in import GAMES, check_taken_back, connections, play_series, stop
 from waraq.referee.lobby.lobby import Lobby
-from waraq.referee.lobby.seat import DialInSeat
 from waraq.referee.lobby.tokens import TokenTable
-from waraq.referee.match.play import FaultPolicy, MatchConfig, MatchOutcome, TimeControl, run_match
-from waraq.referee.match.seats import InProcessSeat
-from waraq.referee.records.record_file import RecordWriter, read_record
-from waraq.referee.replay.verify import verify_record
+from waraq.referee.match.play import FaultPolicy, MatchOutcome
+from waraq.referee.records.record_file import read_record
 
 pytestmark = pytest.mark.system("node")  # the kit runs on Node.js with its npm packages
 
@@ -133,68 +127,22 @@ def test_waraq_match_plays_the_kit_that_dials_in_with_the_printed_address_and_to
 
 # -- cuts mid-match: the kit dials back for its seats ----------------------------------------------
 
-CLOCK = TimeControl(decision_ms=10_000, bank_ms=60_000, startup_ms=20_000)
-GAMES = {  # game -> (rules, the in-process bot at the odd seats), as tests/lobby/test_resync.py plays them
-    "hokm": (registry.load_rules("hokm", {"players": 4, "target_score": 2}), "random"),
-    "hand": (registry.load_rules("hand", "short"), "heuristic"),
-}
-VOLATILE = ("ms", "bot_ms", "started", "policy")  # what differs between two plays of one match
 
-
-async def _match_through_proxy(tmp: Path, game: str, cuts: Sequence[Cut]) -> tuple[MatchOutcome, Path, str]:
-    """One match of ``game``: the kit at the even seats through a proxy that makes ``cuts``, the
-    in-process bot at the odd ones. Its outcome, its record and what the kit printed."""
-    rules, other = GAMES[game]
-    tokens = TokenTable()
-    token = tokens.issue("kit")
-    lobby = Lobby(tokens, grace_s=20.0)
-    port = int((await lobby.listen("127.0.0.1:0")).rpartition(":")[2])
-    proxy = CuttingProxy(("127.0.0.1", port), list(cuts))
-    kit = await _dial_js(await proxy.start(), token)
-    try:
-        assert await lobby.wait_for("kit", 20), "the kit did not dial in"
-        players = builtin_players()[other]
-        seats: list[Any] = [
-            DialInSeat(lobby, "kit", "kit", "", wait_s=20)
-            if seat % 2 == 0
-            else InProcessSeat(lambda match, seat_: players(match, seat_, game), other)
-            for seat in range(rules.players)
-        ]
-        path = tmp / f"{game}.jsonl"
-        config = MatchConfig(rules, 7, "match-0", CLOCK, FaultPolicy.FORFEIT, deal_key=DEAL_KEY)
-        with RecordWriter(path) as record:
-            outcome = await asyncio.wait_for(run_match(config, seats, record), 120)
-    finally:
-        output = await stop(kit)
-        await proxy.close()
-        await lobby.close()
+def _match_through_proxy(tmp: Path, game: str, cuts: Sequence[Cut]) -> tuple[MatchOutcome, Path, str]:
+    """One match of ``game``: the kit at the even seats behind a proxy that makes ``cuts``
+    (tests/support/dial_in.py). Its outcome, its record and what the kit printed."""
+    (outcome,), (path,), _, output = asyncio.run(play_series(_dial_js, tmp, game, FaultPolicy.FORFEIT, cuts))
     return outcome, path, output
-
-
-def _same_play(path: Path) -> list[dict[str, Any]]:
-    """The record's lines but for the times and the connection lines."""
-    return [
-        {key: value for key, value in event.items() if key not in VOLATILE}
-        for event in read_record(path).events
-        if event["type"] != "connection"
-    ]
-
-
-def _connections(path: Path) -> list[tuple[int, str]]:
-    return [(e["seat"], e["change"]) for e in read_record(path).events if e["type"] == "connection"]
 
 
 @pytest.fixture(scope="module")
 def uncut(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Each game's match through the proxy with no cut: what a cut one must match."""
 
-    async def both() -> list[tuple[MatchOutcome, Path, str]]:
-        tmp = tmp_path_factory.mktemp("uncut")
-        return await asyncio.gather(*(_match_through_proxy(tmp, game, ()) for game in GAMES))
-
-    played = dict(zip(GAMES, asyncio.run(both()), strict=True))
+    tmp = tmp_path_factory.mktemp("uncut")
+    played = {game: _match_through_proxy(tmp, game, ()) for game in GAMES}
     for game, (outcome, path, output) in played.items():
-        assert outcome.faults == [] and _connections(path) == [], f"{game}: {output}"
+        assert outcome.faults == [] and connections(path) == [], f"{game}: {output}"
     return {game: path for game, (_, path, _) in played.items()}
 
 
@@ -204,17 +152,11 @@ def test_cut_mid_decision_mid_reply_and_after_a_reply_changes_nothing_but_the_co
     tmp_path: Path, uncut: dict[str, Path], game: str
 ) -> None:
     cuts = [mid_decision(3), mid_reply(6), after_reply(9)]
-    outcome, path, output = asyncio.run(_match_through_proxy(tmp_path, game, cuts))
+    outcome, path, output = _match_through_proxy(tmp_path, game, cuts)
     assert all(cut.done for cut in cuts), f"a cut never came: {cuts}"
     assert outcome.faults == [], output
-    assert _same_play(path) == _same_play(uncut[game])
-    changes = _connections(path)
-    lost = [seat for seat, change in changes if change == "lost"]
-    assert len(lost) >= 3, changes  # each cut took at least the seat being asked
-    for seat in set(lost):  # every seat lost came back, each time, in order
-        assert [c for s, c in changes if s == seat] == ["lost", "back"] * lost.count(seat), changes
+    check_taken_back(path, uncut[game], cuts=len(cuts))
     assert "dialling again" in output  # the kit says on stderr why it dials again
-    assert verify_record(path).ok, verify_record(path).problem
 
 
 # -- a lobby that refuses the kit ------------------------------------------------------------------
