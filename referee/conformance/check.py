@@ -31,8 +31,7 @@ from waraq.referee.games.registry import Part
 from waraq.referee.launch import sandbox
 from waraq.referee.launch.bots import BotSpec, Endpoint, SpecKind
 from waraq.referee.lobby.lobby import Lobby
-from waraq.referee.lobby.options import LobbyConfig
-from waraq.referee.lobby.tokens import TokenTable
+from waraq.referee.lobby.options import LobbyConfig, lobby_for_run
 from waraq.referee.match.play import MatchConfig, abort_on_referee_error, run_match
 from waraq.referee.match.seats import InProcessSeat, RemoteSeat, Seat
 from waraq.referee.records.record_file import RecordError, RecordWriter
@@ -137,16 +136,13 @@ async def check(
     address and the one token made for this check, which the bot dials with."""
     if config.spec.kind is not SpecKind.DIAL_IN:
         return await _check(config, on_stage, None)
-    tokens = TokenTable()
-    token = tokens.issue(DIALLED)
-    lobby = Lobby(tokens, grace_s=config.lobby.grace_s)
-    address = await lobby.listen(config.lobby.address, tls=config.lobby.tls)
-    if on_lobby is not None:
-        on_lobby(address, token)
-    try:
+
+    def tell(address: str, tokens: dict[str, str]) -> None:
+        if on_lobby is not None:
+            on_lobby(address, tokens[DIALLED])
+
+    async with lobby_for_run([DIALLED], config.lobby, tell) as lobby:
         return await _check(config, on_stage, lobby)
-    finally:
-        await lobby.close()
 
 
 DIALLED = "dial-in"  # the lobby's name for the bot a check made its token for

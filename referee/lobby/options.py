@@ -1,4 +1,5 @@
-"""The command-line options of a lobby (``--lobby``, TLS, ``--insecure``, ``--grace-s``), and reading them.
+"""The command-line options of a lobby (``--lobby``, TLS, ``--insecure``, ``--grace-s``), reading them,
+and a lobby for one run.
 
 ``waraq match``, ``check-bot`` and ``waraq ladder run`` take the same options, so they live here.
 A certificate or key that cannot be read is one line that names the file.
@@ -7,10 +8,13 @@ A certificate or key that cannot be read is one line that names the file.
 from __future__ import annotations
 
 import argparse
+import contextlib
+from collections.abc import AsyncIterator, Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-from waraq.referee.lobby.lobby import GRACE_S, check_listen
+from waraq.referee.lobby.lobby import GRACE_S, Lobby, check_listen
+from waraq.referee.lobby.tokens import TokenTable
 
 LOOPBACK = "127.0.0.1:0"  # where a lobby listens unless told: this machine only, any free port
 
@@ -79,3 +83,22 @@ def _pem(path: Path, option: str) -> bytes:
     if b"-----BEGIN " not in data:
         raise ValueError(f"{option} {path}: not a PEM file (no -----BEGIN line)")
     return data
+
+
+Told = Callable[[str, dict[str, str]], None]  # the lobby's address, and each bot's token by its name
+
+
+@contextlib.asynccontextmanager
+async def lobby_for_run(names: Collection[str], config: LobbyConfig, tell: Told | None) -> AsyncIterator[Lobby]:
+    """A lobby for one run (``waraq match``, ``check-bot``): a token made for each of ``names``, kept in
+    memory only and told once with the address; every stream ended when the run is."""
+    tokens = TokenTable()
+    issued = {name: tokens.issue(name) for name in names}
+    lobby = Lobby(tokens, grace_s=config.grace_s)
+    address = await lobby.listen(config.address, tls=config.tls)
+    if tell is not None:
+        tell(address, issued)
+    try:
+        yield lobby
+    finally:
+        await lobby.close()

@@ -27,8 +27,7 @@ from waraq.referee.games.results import ResultReason
 from waraq.referee.launch import sandbox
 from waraq.referee.launch.bots import BotSpec, Endpoint, SpecKind
 from waraq.referee.lobby.lobby import Lobby
-from waraq.referee.lobby.options import LobbyConfig
-from waraq.referee.lobby.tokens import TokenTable
+from waraq.referee.lobby.options import LobbyConfig, Told, lobby_for_run
 from waraq.referee.match import secret_deals
 from waraq.referee.match.play import (
     FaultPolicy,
@@ -204,30 +203,18 @@ def record_name(seed: int, game: str = "hokm") -> str:
     return f"{game}-{seed}.jsonl"
 
 
-DialIns = Callable[[str, dict[str, str]], None]  # told the lobby's address and each dial-in bot's token
-
-
 async def run(
     config: RunConfig,
     on_outcome: Callable[[MatchOutcome], None] | None = None,
-    on_lobby: DialIns | None = None,
+    on_lobby: Told | None = None,
 ) -> RunReport:
     """Play the run's matches. With dial-in bots, a lobby listens first (``config.lobby``) and
     ``on_lobby`` is told where and each bot's token, made for this run alone."""
-    lobby = None
     dial_ins = sorted({spec.name or spec.value for spec in config.bots if spec.kind is SpecKind.DIAL_IN})
-    if dial_ins:
-        tokens = TokenTable()
-        issued = {name: tokens.issue(name) for name in dial_ins}
-        lobby = Lobby(tokens, grace_s=config.lobby.grace_s)
-        address = await lobby.listen(config.lobby.address, tls=config.lobby.tls)
-        if on_lobby is not None:
-            on_lobby(address, issued)
-    try:
+    if not dial_ins:
+        return await _run(config, on_outcome, None)
+    async with lobby_for_run(dial_ins, config.lobby, on_lobby) as lobby:
         return await _run(config, on_outcome, lobby)
-    finally:
-        if lobby is not None:
-            await lobby.close()
 
 
 async def _run(config: RunConfig, on_outcome: Callable[[MatchOutcome], None] | None, lobby: Lobby | None) -> RunReport:

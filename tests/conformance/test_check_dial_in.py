@@ -6,7 +6,6 @@ the Python starter kit started once the token is printed.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -15,7 +14,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.support.dial_in import python_kit
+from tests.support.dial_in import Kit, python_kit
 
 __all__ = ["python_kit"]  # a fixture, used by name
 
@@ -37,18 +36,11 @@ def test_a_dial_in_bot_is_checked_as_any_other_bar_what_only_a_launched_one_has(
     told = next((found for line in check.stderr if (found := TOLD.search(line))), None)
     assert told is not None, "no dial-in line"
     address, token = told.groups()
-    kit = subprocess.Popen(
-        [sys.executable, "-I", "bot.py", "--connect", address],
-        cwd=python_kit,
-        env={**os.environ, "WARAQ_TOKEN": token},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    kit = Kit(python_kit, address, token)
     try:
         output, _ = check.communicate(timeout=240)
     finally:
-        kit.terminate()
-        kit.wait(10)
+        kit.stop()
     report = orjson.loads(output)
     assert report["ok"] and report["failed"] == 0, output
     assert report["bot"]["name"] == "python-starter"

@@ -7,7 +7,6 @@ dial-in bot is the Python starter kit dialling the run's lobby on loopback
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import sqlite3
@@ -19,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.dial_in import free_port, python_kit
+from tests.support.dial_in import Kit, free_port, python_kit
 from tests.support.ladders import check_invariants, make
 from waraq.ladder.play import folder
 from waraq.ladder.play.dial_ins import LadderKeys
@@ -111,30 +110,6 @@ def test_a_wrong_use_is_one_line_that_says_what_is_allowed(ladder: Path, args: t
 
 
 # -- runs ----------------------------------------------------------------------------------
-
-
-class Kit:
-    """The Python starter kit dialling a ladder's lobby, for the length of a test."""
-
-    def __init__(self, kit: Path, address: str, token: str, *extra: str) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-I", "bot.py", "--connect", address, *extra],
-            cwd=kit,
-            env={**os.environ, "WARAQ_TOKEN": token},
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-
-    def stop(self) -> str:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-        assert self.process.stdout is not None
-        return self.process.stdout.read()
 
 
 @pytest.fixture

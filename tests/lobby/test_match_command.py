@@ -14,7 +14,7 @@ from pathlib import Path
 
 import orjson
 
-from tests.support.dial_in import python_kit
+from tests.support.dial_in import Kit, python_kit
 from waraq.referee.records.record_file import read_record
 from waraq.referee.replay.verify import verify_record
 
@@ -43,18 +43,11 @@ def test_a_dial_in_bot_takes_its_seats_with_the_token_printed_for_the_run(python
     assert told is not None, "no dial-in line"
     name, address, token = told.groups()
     assert name == "kit" and address.startswith("127.0.0.1:")
-    kit = subprocess.Popen(
-        [sys.executable, "-I", "bot.py", "--connect", address],
-        cwd=python_kit,
-        env={**os.environ, "WARAQ_TOKEN": token},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    kit = Kit(python_kit, address, token)
     try:
         output, errors = match.communicate(timeout=120)
     finally:
-        kit.terminate()
-        kit.wait(10)
+        kit.stop()
     assert match.returncode == 0, errors
     summary = orjson.loads(output)
     assert [m["faults"] for m in summary["matches"]] == [[], []]

@@ -76,6 +76,31 @@ async def stop(process: asyncio.subprocess.Process) -> str:
     return b"".join(part or b"" for part in (out, err)).decode(errors="replace")
 
 
+class Kit:
+    """The Python starter kit dialling a lobby from a process of its own, for a test that waits on
+    something else (a ``waraq`` command) while the kit plays."""
+
+    def __init__(self, kit: Path, address: str, token: str, *extra: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-I", "bot.py", "--connect", address, *extra],
+            cwd=kit,
+            env={**os.environ, "WARAQ_TOKEN": token},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+
+    def stop(self) -> str:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        assert self.process.stdout is not None
+        return self.process.stdout.read()
+
+
 def free_port() -> int:
     """A port nothing listens on now, for a command that must be told one (a ladder's lobby)."""
     import socket
