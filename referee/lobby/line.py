@@ -60,6 +60,8 @@ class Stream:
         """End the stream with ``status`` (once): the handler's read is cancelled, and it answers so."""
         if self.status is None and not self.lost:
             self.status = status
+            if not self.inbox.full():
+                self.inbox.put_nowait(_LOST)  # a read waiting on it looks again (a seat taken back elsewhere)
             if self.handler is not None:
                 self.handler.cancel()
 
@@ -214,6 +216,8 @@ class SeatLine:
             if old is not None:  # a second connection while the first still stands: the newest wins
                 old.on_lost = None
                 old.end((grpc.StatusCode.ABORTED, "this seat was taken back by a newer connection"))
+                self._away_since = time.perf_counter()
+                self._tell("lost")  # the record's lines go in pairs: the old stream is as good as lost
             self._hold(stream)
             self._stop_grace()
             away_ms = None if self._away_since is None else (time.perf_counter() - self._away_since) * 1000

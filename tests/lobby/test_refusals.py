@@ -401,6 +401,48 @@ def test_taking_back_a_seat_never_the_bots_is_not_found() -> None:
     asyncio.run(body())
 
 
+def test_a_seat_taken_back_while_its_old_stream_stands_moves_to_the_newest_and_the_record_says_so() -> None:
+    """A half-open connection (the bot's side gone, the referee's not yet told): the bot dials back
+    for its seat; the old stream ends ABORTED, the new one gets the MatchStart and the pending request
+    again, a reply sent twice counts once, and the record's lines say lost then back."""
+
+    async def body() -> None:
+        tokens = TokenTable()
+        token = tokens.issue("A")
+        async with _serving(tokens) as (lobby, channel, presences):
+            old = _call(channel)
+            await old.write(_dial(token))
+            await presences.until(lambda: presences.streams("A") == 1)
+            taken = await _take_now(lobby, "A", "m1", 0)
+            assert taken is not None
+            line, told = taken[0], []
+            line.tell = told.append
+            await line.write(pb.RefereeMessage(start=pb.MatchStart(match_id="m1", seat=0)))
+            line.asking = 1
+            await line.write(pb.RefereeMessage(decision=pb.DecisionRequest(seq=1)).SerializeToString())
+            await old.write(_reply(1))
+            assert (await line.read()).reply.seq == 1
+            line.asking = 2
+            await line.write(pb.RefereeMessage(decision=pb.DecisionRequest(seq=2)).SerializeToString())
+            reading = asyncio.ensure_future(line.read())  # the seat waits on its reply, as a match does
+            new = _call(channel)
+            await new.write(_dial(token, match_id="m1", seat=0))
+            assert (await new.read()).start.match_id == "m1"
+            assert (await new.read()).decision.seq == 2  # the request waited on, sent again
+            with contextlib.suppress(grpc.aio.AioRpcError):  # what the old stream was sent comes first
+                while await old.read() is not grpc.aio.EOF:
+                    pass
+            assert await _status(old) == (Code.ABORTED, "this seat was taken back by a newer connection")
+            await new.write(_reply(1))  # answered before, on the old stream: dropped unread
+            await new.write(_reply(2))
+            assert (await asyncio.wait_for(reading, 10)).reply.seq == 2  # read on the new stream
+            assert [event["change"] for event in told] == ["lost", "back"]
+            await line.done_writing()
+            assert (await _status(new))[0] is Code.OK
+
+    asyncio.run(body())
+
+
 # -- 5: a thousand wrong tokens from one host, while a match is played ---------------------
 
 FLOOD = 1000
