@@ -49,24 +49,13 @@ Three figures:
    and the network's share. Also the referee's own view, ``away_ms`` of the
    records' ``connection`` lines: from the lobby seeing the loss to the bot
    back. A match whose seat is lost ``no_reply`` though the bot came back is
-   counted (the bug below), not fatal: the cut matches play under a short
+   counted (the bug fixed in 1d41e5c), not fatal: the cut matches play under a short
    clock (2 s a decision, 3 s of bank) so that it costs seconds.
 
-Found on the way (referee/lobby/line.py, left as it is here): when a seat is
-taken back by a newer connection while the old stream still stands
-(``SeatLine.take_back``'s "the newest wins"), the old stream is ended with
-``Stream.end``, which, unlike ``Stream.broke``, puts nothing in its inbox; a
-``SeatLine.read`` already waiting on that inbox is never woken, the reply on
-the new stream is never read, and the seat is charged ``no_reply`` when its
-clock runs out. A bot that sees its connection die before the referee does
-and dials back at once can meet it; so does a bot whose waiting stream dials
-back (or opens: the kit opens one as MatchStart arrives) and is given the
-seat as unheard (``Lobby._unheard_away``: a cut before the bot's first reply)
-before the seat's own stream dials back for it. The Python starter kit does
-that: cut at its seat's first request (``mid_decision(1)``, kit at seat 0,
-in-process random bots at the others), one match in 8 was lost ``no_reply``,
-its record showing ``back`` twice. dial_bot.py does not dial back for a seat
-another of its streams has since been sent the MatchStart of.
+Found on the way, and fixed since (1d41e5c): a seat taken back by a newer
+connection while the old stream still stood was never read on the new one,
+and faulted ``no_reply`` (one match in 8 with the Python kit cut at its first
+request). tests/lobby/test_refusals.py holds the case now.
 
 Why bench/dial_bot.py rather than the Python starter kit both ways: the kit's
 two modes are two different programs (a thread-pool server, and threads
