@@ -119,40 +119,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--rotate", action="store_true", required=True, help="make a new token, printed once; the old one is refused"
     )
 
-    run_ = commands.add_parser("run", parents=[where], help="play matches; Ctrl-C and `run` again continues")
-    goal = run_.add_mutually_exclusive_group()
-    goal.add_argument("--matches", type=int, metavar="N", help="play until the ladder has N matches in all")
-    goal.add_argument("--more", type=int, metavar="N", help="play N matches more than it has")
-    goal.add_argument(
-        "--until-stable",
-        action="store_true",
-        help="play until every two neighbours of the table are ordered or shown equal within --margin (or the cap)",
-    )
-    run_.add_argument("--concurrency", type=int, metavar="K", help="matches at once (default: ladder.toml's)")
-    run_.add_argument(
-        "--confidence",
-        type=float,
-        help="--until-stable: the chance that every verdict is right, over every pair and every look "
-        "(default: ladder.toml's)",
-    )
-    run_.add_argument(
-        "--margin",
-        type=float,
-        metavar="ELO",
-        help=f"--until-stable: two bots closer than this are shown equal (default: ladder.toml's, "
-        f"{DEFAULT_MARGIN:g} Elo, a {100 * score_of_elo(DEFAULT_MARGIN):.0f} %% expected score)",
-    )
-    run_.add_argument("--cap", type=int, help="--until-stable: at most this many matches in all")
-    run_.add_argument("--quiet", action="store_true", help="no live view; only the summary")
-    run_.add_argument(
-        "--new-key",
-        action="store_true",
-        help="the ladder's ladder.key is gone: make a new one and go on (boards begun under the lost key get "
-        "other cards in their other rooms)",
-    )
-    cluster.add_option(run_)
-    lobby_options.add_lobby_options(run_, default=None)
+    _register_run(commands, where)
 
+    _register_views(commands, where)
+
+    commands.add_parser("rerate", parents=[where], help="rate every match again from the start ([trueskill] changed)")
+    parser.set_defaults(run_command=main)
+
+
+def _register_views(commands: argparse._SubParsersAction, where: argparse.ArgumentParser) -> None:
+    """The commands that read a ladder: ``show``, ``report``, ``export``."""
     show = commands.add_parser(
         "show",
         parents=[where],
@@ -190,8 +166,44 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     export.add_argument("--table", choices=TABLES, default="standings", help="CSV: which table (JSON has all)")
     export.add_argument("-o", "--output", type=Path, help="write here (outside the ladder folder) instead of to stdout")
 
-    commands.add_parser("rerate", parents=[where], help="rate every match again from the start ([trueskill] changed)")
-    parser.set_defaults(run_command=main)
+
+def _register_run(commands: argparse._SubParsersAction, where: argparse.ArgumentParser) -> None:
+    """``ladder run``'s options: the goal, the stopping rule, the cluster, the lobby."""
+    run_ = commands.add_parser("run", parents=[where], help="play matches; Ctrl-C and `run` again continues")
+    goal = run_.add_mutually_exclusive_group()
+    goal.add_argument("--matches", type=int, metavar="N", help="play until the ladder has N matches in all")
+    goal.add_argument("--more", type=int, metavar="N", help="play N matches more than it has")
+    goal.add_argument(
+        "--until-stable",
+        action="store_true",
+        help="play until every two neighbours of the table are ordered or shown equal within --margin (or the cap)",
+    )
+    run_.add_argument("--concurrency", type=int, metavar="K", help="matches at once (default: ladder.toml's)")
+    run_.add_argument(
+        "--confidence",
+        type=float,
+        help="--until-stable: the chance that every verdict is right, over every pair and every look "
+        "(default: ladder.toml's)",
+    )
+    run_.add_argument(
+        "--margin",
+        type=float,
+        metavar="ELO",
+        help=f"--until-stable: two bots closer than this are shown equal (default: ladder.toml's, "
+        f"{DEFAULT_MARGIN:g} Elo, a {100 * score_of_elo(DEFAULT_MARGIN):.0f} %% expected score)",
+    )
+    run_.add_argument("--cap", type=int, help="--until-stable: at most this many matches in all")
+    run_.add_argument("--quiet", action="store_true", help="no live view; only the summary")
+    run_.add_argument(
+        "--new-key",
+        action="store_true",
+        help="the ladder's ladder.key is gone: make a new one and go on (boards begun under the lost key get "
+        "other cards in their other rooms)",
+    )
+    cluster.add_option(run_)
+    lobby_options.add_lobby_options(
+        run_, default=None, default_said="ladder.toml's [lobby] address, else 127.0.0.1 on a free port"
+    )
 
 
 def main(args: argparse.Namespace, console: Console) -> int:

@@ -28,15 +28,18 @@ class LobbyConfig:
     grace_s: float = GRACE_S
 
 
-def add_lobby_options(command: argparse.ArgumentParser, *, default: str | None = LOOPBACK) -> None:
+def add_lobby_options(
+    command: argparse.ArgumentParser,
+    *,
+    default: str | None = LOOPBACK,
+    default_said: str = f"{LOOPBACK}: this machine only, any free port",
+) -> None:
     group = command.add_argument_group('lobby (bots that dial in: docs/protocol.md, "Dialling in")')
     group.add_argument(
         "--lobby",
         metavar="HOST:PORT",
         default=default,
-        help="where dial-in bots dial (default "
-        + (f"{default}: this machine only, any free port" if default else "none: no lobby")
-        + "); any address but loopback needs TLS or --insecure",
+        help=f"where dial-in bots dial (default {default_said}); any address but loopback needs TLS or --insecure",
     )
     group.add_argument("--tls-cert", type=Path, metavar="PEM", help="the lobby's certificate chain (with --tls-key)")
     group.add_argument("--tls-key", type=Path, metavar="PEM", help="the lobby's private key (with --tls-cert)")
