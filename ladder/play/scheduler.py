@@ -144,8 +144,9 @@ class Scheduler:
 
     async def open_lobby(self) -> None:
         """Listen for the dial-in bots, if the ladder has any; forget the connections a killed run left."""
-        with self.store.transaction():
-            self.store.drop_connection()
+        if self.store.connections():  # (a write only when there is one: a full disk is met where it was)
+            with self.store.transaction():
+                self.store.drop_connection()
         if not self.dial_ins:
             return
         settings = self.config.lobby
