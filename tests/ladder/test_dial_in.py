@@ -27,6 +27,7 @@ from waraq.referee.records.record_file import read_record
 from waraq.referee.replay.verify import verify_record
 
 __all__ = ["python_kit"]  # a fixture, used by name
+pytestmark = pytest.mark.slow  # every test runs real waraq commands, most a whole ladder run
 
 WARAQ = str(Path(sys.executable).with_name("waraq"))
 TOKEN = re.compile(r"token (wq_[A-Za-z0-9_-]+)")
@@ -141,7 +142,6 @@ def matches_of(ladder: Path, bot: str) -> tuple[int, int]:
     return played, faults
 
 
-@pytest.mark.slow
 def test_a_connected_dial_in_bot_plays_and_show_says_from_where(dialled: tuple[Path, str, Kit]) -> None:
     ladder, address, kit = dialled
     run = subprocess.Popen(
@@ -170,7 +170,6 @@ def test_a_connected_dial_in_bot_plays_and_show_says_from_where(dialled: tuple[P
     check_invariants(ladder / "ladder.sqlite")
 
 
-@pytest.mark.slow
 def test_a_dial_in_bot_that_is_not_connected_is_not_seated_nor_charged(ladder: Path) -> None:
     waraq("ladder", "add", "kit", "--dial-in", "-C", str(ladder))
     done = waraq("ladder", "run", "--matches", "8", "--quiet", "--lobby", f"127.0.0.1:{free_port()}", "-C", str(ladder))
@@ -180,7 +179,6 @@ def test_a_dial_in_bot_that_is_not_connected_is_not_seated_nor_charged(ladder: P
     assert "kit (dial-in): not connected" in waraq("ladder", "show", "-C", str(ladder)).stdout
 
 
-@pytest.mark.slow
 def test_a_run_killed_mid_match_goes_on_with_the_bot_dialling_again(dialled: tuple[Path, str, Kit]) -> None:
     ladder, address, kit = dialled
     command = [WARAQ, "ladder", "run", "--matches", "40", "--quiet", "--lobby", address, "-C", str(ladder)]
@@ -203,7 +201,6 @@ def test_a_run_killed_mid_match_goes_on_with_the_bot_dialling_again(dialled: tup
     check_invariants(ladder / "ladder.sqlite")
 
 
-@pytest.mark.slow
 def test_the_lobby_speaks_tls_with_the_certificate_given(python_kit: Path, tmp_path: Path) -> None:
     ladder = make(tmp_path / "ladder", {"random": "random"})  # a run waits for the kit
     key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
@@ -256,7 +253,6 @@ def test_the_lobby_speaks_tls_with_the_certificate_given(python_kit: Path, tmp_p
         kit.stop()
 
 
-@pytest.mark.slow
 def test_versus_seats_a_dial_in_bot_with_a_token_of_its_own(python_kit: Path, tmp_path: Path) -> None:
     command = [WARAQ, "versus", "kit=dial-in", "random", "--boards", "2", "--quiet", "--dir", str(tmp_path / "vs")]
     versus = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -274,7 +270,6 @@ def test_versus_seats_a_dial_in_bot_with_a_token_of_its_own(python_kit: Path, tm
     assert matches_of(tmp_path / "vs", "kit") == (4, 0)
 
 
-@pytest.mark.slow
 def test_a_dial_in_bot_that_leaves_mid_run_is_charged_only_for_the_matches_it_left(
     tmp_path: Path, python_kit: Path
 ) -> None:

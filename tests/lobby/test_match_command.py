@@ -13,12 +13,14 @@ import sys
 from pathlib import Path
 
 import orjson
+import pytest
 
 from tests.support.dial_in import Kit, python_kit
 from waraq.referee.records.record_file import read_record
 from waraq.referee.replay.verify import verify_record
 
 __all__ = ["python_kit"]  # a fixture, used by name
+pytestmark = pytest.mark.slow  # real waraq match runs, one waiting out a bot's start-up time
 
 WARAQ = str(Path(sys.executable).with_name("waraq"))
 TOLD = re.compile(r"dial-in bot (\S+): dial (\S+) with token (wq_[A-Za-z0-9_-]+)")
