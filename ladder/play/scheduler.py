@@ -82,7 +82,6 @@ class RunState:
     suspensions: list[str] = field(default_factory=list)
     cluster: str | None = None  # --ray's address: the matches are played on that Ray cluster (ladder/play/cluster.py)
     lobby: LobbyConfig | None = None  # --lobby and TLS: where dial-in bots dial (else ladder.toml's [lobby])
-    lobby_address: str | None = None  # where the lobby listens, once it does
     on_lobby: Callable[[str], None] | None = None  # told that address, before any match (to print it)
 
     @property
@@ -138,7 +137,7 @@ class Scheduler:
         # Bots that dial in (waraq.referee.lobby): played while connected, their matches held a grace while away.
         self.dial_ins = {bot.name for bot in config.bots if bot.bot_spec.kind is SpecKind.DIAL_IN}
         self.lobby: Lobby | None = None
-        self.left: dict[str, float] = {}  # dial-in bots away, since when (loop time)
+        self.lobby_opened = 0.0  # loop time: a dial-in bot that has not dialled this run is away since then
 
     # -- the lobby -------------------------------------------------------------------------
 
@@ -153,9 +152,8 @@ class Scheduler:
         wanted = self.state.lobby or LobbyConfig(settings.address or LOOPBACK, None, settings.grace_s)
         self.lobby = Lobby(LadderKeys(self.store, self.dial_ins), grace_s=wanted.grace_s, on_presence=self._presence)
         address = await self.lobby.listen(wanted.address, tls=wanted.tls)
-        self.state.lobby_address = address
         loop = asyncio.get_running_loop()
-        self.left = dict.fromkeys(self.dial_ins, loop.time())  # none has dialled this run yet
+        self.lobby_opened = loop.time()
         loop.call_later(self.lobby.grace_s, self.wake.set)  # matches a killed run left for them: cancelled then
         self.note(f"lobby on {address}{' (TLS)' if wanted.tls else ''} for {', '.join(sorted(self.dial_ins))}")
         if self.state.on_lobby is not None:
@@ -163,13 +161,11 @@ class Scheduler:
 
     def _presence(self, bot: str, presence: Presence | None) -> None:
         """A dial-in bot connected, changed its streams, or left: the table `show` reads, and the loop told."""
-        loop = asyncio.get_running_loop()
         if presence is None:
-            self.left[bot] = loop.time()
             assert self.lobby is not None
-            loop.call_later(self.lobby.grace_s, self.wake.set)  # its queued matches are cancelled then
-        else:
-            self.left.pop(bot, None)
+            asyncio.get_running_loop().call_later(
+                self.lobby.grace_s, self.wake.set
+            )  # its queued matches: cancelled then
         with contextlib.suppress(sqlite3.Error):  # a full disk: the run's next result meets it and stops the run
             with self.store.transaction():
                 if presence is None:
@@ -197,20 +193,30 @@ class Scheduler:
                 await endpoint.start()
                 if endpoint.failure is None:
                     self.endpoints[self._check_version(entry, launch.identity(bot, endpoint)), 0] = endpoint
-            elif not here and key in self.endpoints and entry.base in self.left:
+            elif not here and key in self.endpoints and self._away_since(entry.base) is not None:
                 self.spent.append(self.endpoints.pop(key))
 
     def _available(self, entry_id: int) -> bool:
         """Whether matchmaking may seat the entry now: a dial-in bot only while it is connected."""
         entry = self.store.entry(entry_id)
-        return entry.base not in self.dial_ins or (entry.base not in self.left and (entry_id, 0) in self.endpoints)
+        return entry.base not in self.dial_ins or (
+            self._away_since(entry.base) is None and (entry_id, 0) in self.endpoints
+        )
+
+    def _away_since(self, base: str) -> float | None:
+        """When the dial-in bot ``base`` went away (loop time), or None while it is connected (or is no
+        dial-in bot): the lobby's word, and the lobby's opening for one that has not dialled this run."""
+        if self.lobby is None or base not in self.dial_ins or self.lobby.presence(base) is not None:
+            return None
+        since = self.lobby.away_since(base)
+        return self.lobby_opened if since is None else since
 
     def _left_before_it_began(self, planned: Planned, outcome: Outcome) -> str | None:
         """A dial-in bot of the match that had no stream for its seat (``not_dialled_in``) and is away
         now: it left as the match began, before the lobby saw it go."""
         for fault in outcome.faults:
             base = self.store.entry(planned.seats[fault.seat]).base
-            if fault.code == FaultCode.NOT_DIALLED_IN and base in self.left:
+            if fault.code == FaultCode.NOT_DIALLED_IN and self._away_since(base) is not None:
                 return base
         return None
 
@@ -221,8 +227,9 @@ class Scheduler:
         now = asyncio.get_running_loop().time()
         for entry_id in planned.seats:
             base = self.store.entry(entry_id).base
-            if base in self.left:
-                return base, now - self.left[base] >= self.lobby.grace_s
+            since = self._away_since(base)
+            if since is not None:
+                return base, now - since >= self.lobby.grace_s
         return None
 
     # -- bots ------------------------------------------------------------------------------
@@ -445,7 +452,7 @@ class Scheduler:
                     return
                 if not held and not queue:
                     queue.extend(store.pending())
-                if held or (not queue and self.left):
+                if held or (not queue and any(self._away_since(bot) is not None for bot in self.dial_ins)):
                     # Waiting for a dial-in bot: its return, or its grace's end, wakes the loop.
                     await self.wake.wait()
                     continue

@@ -163,6 +163,11 @@ class Lobby:
     def connected(self) -> dict[str, Presence]:
         return dict(self._presence)
 
+    def away_since(self, bot: str) -> float | None:
+        """When ``bot``'s last stream went (loop time), while it has none; None while it is connected,
+        or if it never dialled."""
+        return None if bot in self._presence else self._left.get(bot)
+
     def hello(self, bot: str) -> pb.HelloReply | None:
         """What the bot's newest waiting stream said its Hello is; None while it has none waiting."""
         offers = self._offers.get(bot)
