@@ -51,7 +51,7 @@ from waraq.ladder.storage import config as cfg
 from waraq.ladder.storage import key_file
 from waraq.ladder.storage.config import ConfigError, LadderConfig
 from waraq.ladder.storage.store import Store, StoreError
-from waraq.referee.common.arguments import print_error
+from waraq.referee.common.arguments import print_error, tell_dial_ins
 from waraq.referee.common.game_options import RULES_HELP, game_option
 from waraq.referee.games import registry
 from waraq.referee.games.options import RulesError
@@ -175,7 +175,7 @@ def _versus(args: argparse.Namespace, console: Console) -> int:
             for bot in ladder.config.bots
             if bot.bot_spec.kind is SpecKind.DIAL_IN
         }
-        state.on_lobby = lambda address: _tell_dial_ins(console, address, tokens)
+        state.on_lobby = lambda address: tell_dial_ins(console, address, tokens)
         names = " and ".join(b.name for b in ladder.config.bots[2:])
         console.print(
             f"versus {where}: {ladder.config.bots[0].name} against {ladder.config.bots[1].name}, "
@@ -193,14 +193,6 @@ def _versus(args: argparse.Namespace, console: Console) -> int:
         found = head_to_head.summary(ladder.store, ladder.config)
         console.print(SummaryView(found, test, ladder.config.layout.low_wins))
         return _verdict(console, state, found)
-
-
-def _tell_dial_ins(console: Console, address: str, tokens: dict[str, str]) -> None:
-    for name, token in tokens.items():
-        console.print(
-            f"dial-in bot {name}: dial {address} with token {token}", highlight=False, markup=False, soft_wrap=True
-        )
-    console.file.flush()
 
 
 def sandbox_settings(args: argparse.Namespace) -> cfg.SandboxSettings:

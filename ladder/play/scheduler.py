@@ -161,11 +161,9 @@ class Scheduler:
 
     def _presence(self, bot: str, presence: Presence | None) -> None:
         """A dial-in bot connected, changed its streams, or left: the table `show` reads, and the loop told."""
-        if presence is None:
+        if presence is None:  # its queued matches are cancelled once its grace is over: wake the loop then
             assert self.lobby is not None
-            asyncio.get_running_loop().call_later(
-                self.lobby.grace_s, self.wake.set
-            )  # its queued matches: cancelled then
+            asyncio.get_running_loop().call_later(self.lobby.grace_s, self.wake.set)
         with contextlib.suppress(sqlite3.Error):  # a full disk: the run's next result meets it and stops the run
             with self.store.transaction():
                 if presence is None:

@@ -32,7 +32,7 @@ from rich.table import Table
 from rich.text import Text
 
 from waraq.referee.cli.games import side_name, side_seats
-from waraq.referee.common.arguments import integer_at_least, milliseconds, print_error
+from waraq.referee.common.arguments import integer_at_least, milliseconds, print_error, tell_dial_ins
 from waraq.referee.common.game_options import RULES_HELP, game_option
 from waraq.referee.games import registry
 from waraq.referee.games.results import ResultReason
@@ -258,12 +258,8 @@ def _announce(
 
 
 def _tell_dial_ins(console: Console, address: str, tokens: Mapping[str, str]) -> None:
-    """Where the dial-in bots dial, and each one's token for this run: the only time it is shown."""
-    for name, token in tokens.items():
-        # soft_wrap: one line however narrow the console, so a script finds the token on it.
-        console.print(
-            f"dial-in bot {name}: dial {address} with token {token}", highlight=False, markup=False, soft_wrap=True
-        )
+    """Each dial-in bot's line (:func:`tell_dial_ins`), and how a kit dials."""
+    tell_dial_ins(console, address, tokens)
     console.print(
         f"  e.g. python sample_bots/starters/python/bot.py --connect {address} --token TOKEN; the match waits "
         f"up to --startup-ms for each",
@@ -271,7 +267,7 @@ def _tell_dial_ins(console: Console, address: str, tokens: Mapping[str, str]) ->
         markup=False,
         soft_wrap=True,
     )
-    console.file.flush()  # a script waiting for the token reads it now, not when the run ends
+    console.file.flush()
 
 
 def _print_results(

@@ -21,7 +21,7 @@ import argparse
 import math
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import NoReturn
 
@@ -42,6 +42,16 @@ class Parser(argparse.ArgumentParser):
 def print_error(message: str) -> None:
     """``error: <message>`` on stderr, the message as it is (no markup, no highlighting)."""
     Console(stderr=True, highlight=False, soft_wrap=True).print(Text.assemble(("error:", "red"), " ", message))
+
+
+def tell_dial_ins(console: Console, address: str, tokens: Mapping[str, str]) -> None:
+    """Where a run's dial-in bots dial, and each one's token: the only time it is shown. One line a bot
+    however narrow the console (soft wrap), flushed at once: a script waiting for the token reads it then."""
+    for name, token in tokens.items():
+        console.print(
+            f"dial-in bot {name}: dial {address} with token {token}", highlight=False, markup=False, soft_wrap=True
+        )
+    console.file.flush()
 
 
 def integer_at_least(minimum: int) -> Callable[[str], int]:
