@@ -31,7 +31,15 @@ from typing import Any
 import pytest
 
 from tests.support.cutting_proxy import Cut, CuttingProxy, after_reply, mid_decision, mid_reply
-from tests.support.dial_in import Series, check_taken_back, connections, play_series, same_play, stop
+from tests.support.dial_in import (
+    Series,
+    check_taken_back,
+    connections,
+    play_series,
+    same_play,
+    start_dialling,
+    stop,
+)
 from tests.support.go_starter import NAME, VERSION, decisions_with_views, starter_answer
 from tests.support.kit_matches import DEAL_KEY, WARAQ
 from waraq.referee.games.hokm.rules import load_rules
@@ -51,15 +59,7 @@ DIAL_LINE = re.compile(r"dial-in bot kit: dial (\S+) with token (\S+)")
 
 async def _dial(binary: Path, address: str, token: str, *extra: str) -> asyncio.subprocess.Process:
     """The kit dialling ``address``, its token in the environment as its README advises."""
-    return await asyncio.create_subprocess_exec(
-        str(binary),
-        "--connect",
-        address,
-        *extra,
-        env={**os.environ, "WARAQ_TOKEN": token},
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    return await start_dialling([str(binary), "--connect", address, *extra], token, stderr=asyncio.subprocess.PIPE)
 
 
 async def _next_line(kit: asyncio.subprocess.Process, containing: str, within_s: float = 20) -> str:

@@ -33,7 +33,7 @@ import pytest
 
 from tests.support import ROOT
 from tests.support.cutting_proxy import Cut, CuttingProxy, after_reply, mid_decision, mid_reply
-from tests.support.dial_in import GAMES, check_taken_back, connections, play_series, stop
+from tests.support.dial_in import GAMES, check_taken_back, connections, play_series, start_dialling, stop
 from waraq.referee.lobby.lobby import Lobby
 from waraq.referee.lobby.tokens import TokenTable
 from waraq.referee.match.play import FaultPolicy, MatchOutcome
@@ -52,16 +52,7 @@ DIAL_LINE = re.compile(r"dial-in bot kit: dial (\S+) with token\s+(wq_\S+)")
 
 async def _dial_js(address: str, token: str) -> asyncio.subprocess.Process:
     """The kit in place dialling ``address``, its token in the environment as its README says."""
-    return await asyncio.create_subprocess_exec(
-        "node",
-        "bot.js",
-        "--connect",
-        address,
-        cwd=KIT,
-        env={**os.environ, "WARAQ_TOKEN": token},
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-    )
+    return await start_dialling(["node", "bot.js", "--connect", address], token, cwd=KIT)
 
 
 # -- waraq match, with the kit dialling in ------------------------------------------------------

@@ -48,20 +48,23 @@ def python_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return kit
 
 
-async def dial_kit(kit: Path, address: str, token: str, *extra: str) -> asyncio.subprocess.Process:
-    """The kit dialling ``address`` with ``token``; its output is its own (a test reads it when it fails)."""
+async def start_dialling(
+    argv: Sequence[str], token: str, *, cwd: Path | None = None, stderr: int = asyncio.subprocess.STDOUT
+) -> asyncio.subprocess.Process:
+    """A kit's command, its token in the environment as the kits' READMEs advise; its output piped, for
+    a test to read (stderr into stdout unless told)."""
     return await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-I",
-        "bot.py",
-        "--connect",
-        address,
-        *extra,
-        cwd=kit,
+        *argv,
+        cwd=cwd,
         env={**os.environ, "WARAQ_TOKEN": token},
         stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
+        stderr=stderr,
     )
+
+
+async def dial_kit(kit: Path, address: str, token: str, *extra: str) -> asyncio.subprocess.Process:
+    """The Python kit dialling ``address`` with ``token``."""
+    return await start_dialling([sys.executable, "-I", "bot.py", "--connect", address, *extra], token, cwd=kit)
 
 
 async def stop(process: asyncio.subprocess.Process) -> str:
