@@ -1,0 +1,1 @@
+"""``waraq serve``: the ladder as a web service, a door onto the ladder folder (docs/serve.md)."""
