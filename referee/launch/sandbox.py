@@ -376,6 +376,11 @@ class Launch:
             return f"memory limit {_size(limits.memory_mb)} exceeded"
         return None
 
+    def forks_refused(self) -> int:
+        """How many new processes its cgroup refused for its process limit so far (0 without a cgroup)."""
+        pids = self._cgroups.get(Controller.PIDS)
+        return 0 if pids is None else _count(pids / "pids.events", "max")
+
     def terminate(self, pid: int) -> None:
         """Ask the bot launched as ``pid`` to stop: SIGTERM to each of its processes.
 
@@ -443,10 +448,14 @@ def _size(mb: int) -> str:
 
 def _oom_kills(cgroup: Path) -> int:
     v2 = (cgroup / "memory.events").exists()
-    text = _read(cgroup / ("memory.events" if v2 else "memory.oom_control"))
-    for line in text.splitlines():
+    return _count(cgroup / ("memory.events" if v2 else "memory.oom_control"), "oom_kill")
+
+
+def _count(events: Path, name: str) -> int:
+    """The count ``name`` of a cgroup's file of events (lines of ``name count``), 0 if it has none."""
+    for line in _read(events).splitlines():
         key, _, value = line.partition(" ")
-        if key == "oom_kill":
+        if key == name:
             return int(value)
     return 0
 
@@ -498,9 +507,6 @@ def _unconfined(argv: list[str], cwd: str) -> Launch:
 
 
 def _sandboxed(argv: list[str], cwd: str | None, config: Config, support: Support) -> Launch:
-    limits = config.limits
-    uid = UID_BASE + secrets.randbelow(UID_SPAN) if support.root else os.getuid()
-    gid = uid if support.root else os.getgid()
     socket = f"{SOCKET_DIR}/{SOCKET_NAME}"
     by_port = not any("{socket}" in part for part in argv)
     command = [_fill(part, str(INNER_PORT), socket) for part in argv]
@@ -513,6 +519,36 @@ def _sandboxed(argv: list[str], cwd: str | None, config: Config, support: Suppor
         # nodelay: without it each small gRPC message waits for Nagle's timer, some 40 ms a decision.
         relay = f'{support.socat} UNIX-LISTEN:{socket},fork TCP:127.0.0.1:{INNER_PORT},nodelay & exec "$@"'
         command = ["/bin/sh", "-c", relay, "sh", *command]
+    proc_fds = {name: _memory_file(f"waraq-proc-{name}", data) for name, data in _frozen_proc().items()}
+    view = [
+        *_view(argv, cwd, config),
+        *(o for name, fd in proc_fds.items() for o in ("--perms", "0444", "--ro-bind-data", str(fd), f"/proc/{name}")),
+        *(option for name in EMPTIED_PROC if Path("/proc", name).is_dir() for option in _empty_folder(f"/proc/{name}")),
+        "--perms", "0755", "--dir", str(Path(SOCKET_DIR).parent),
+        "--perms", "0777", "--size", str(SOCKET_FOLDER_BYTES), "--tmpfs", SOCKET_DIR,
+    ]  # fmt: skip
+    return _confined(command, view, cwd, config.limits, support, tuple(proc_fds.values()))
+
+
+def confine_job(argv: list[str], view: list[str], *, cwd: str, limits: Limits) -> Launch:
+    """``argv`` confined as a bot is (namespaces, filter, user, limits, cgroups), in a view of the system,
+    a scratch ``/tmp`` and the caller's own ``view`` (bwrap's mount options) instead of a bot's paths, with
+    no socket: a job that is no bot, such as an uploaded bot's build (waraq.ladder.submit.build). It
+    never runs unconfined: :class:`SandboxError` where the machine cannot sandbox."""
+    support = probe()
+    if not support.usable:
+        raise SandboxError(f"this machine cannot sandbox: {support.problem}")
+    system = [o for p in SYSTEM_BINDS if Path(p).is_dir() for o in ("--ro-bind", p, p)]
+    return _confined(argv, [*_system_view(limits), *system, *view], cwd, limits, support)
+
+
+def _confined(
+    command: list[str], view: list[str], cwd: str | None, limits: Limits, support: Support, fds: tuple[int, ...] = ()
+) -> Launch:
+    """The launch of ``command`` under bwrap with the mount options ``view``, run in ``cwd`` as its own user,
+    under the filter, the rlimits and cgroups of ``limits``; ``fds`` are the view's memory files."""
+    uid = UID_BASE + secrets.randbelow(UID_SPAN) if support.root else os.getuid()
+    gid = uid if support.root else os.getgid()
     inner = [
         "prlimit",
         # SIGXCPU at the limit names it; a bot that catches that gets SIGKILL a second later.
@@ -532,17 +568,12 @@ def _sandboxed(argv: list[str], cwd: str | None, config: Config, support: Suppor
             "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
         ]  # fmt: skip
     filter_fd = _memory_file("waraq-seccomp", seccomp.program())
-    proc_fds = {name: _memory_file(f"waraq-proc-{name}", data) for name, data in _frozen_proc().items()}
     bwrap = [
         support.bwrap or "bwrap",
         *_namespaces(support.root),
         "--die-with-parent",
         "--new-session",  # no terminal to push keystrokes into
-        *_view(argv, cwd, config),
-        *(o for name, fd in proc_fds.items() for o in ("--perms", "0444", "--ro-bind-data", str(fd), f"/proc/{name}")),
-        *(option for name in EMPTIED_PROC if Path("/proc", name).is_dir() for option in _empty_folder(f"/proc/{name}")),
-        "--perms", "0755", "--dir", str(Path(SOCKET_DIR).parent),
-        "--perms", "0777", "--size", str(SOCKET_FOLDER_BYTES), "--tmpfs", SOCKET_DIR,
+        *view,
         "--chdir", cwd or os.getcwd(),
         "--seccomp", str(filter_fd),
         "--",
@@ -556,7 +587,7 @@ def _sandboxed(argv: list[str], cwd: str | None, config: Config, support: Suppor
         True,
         limits,
         cwd,
-        pass_fds=(filter_fd, *proc_fds.values()),
+        pass_fds=(filter_fd, *fds),
         owner=uid,
         _cgroups=cgroups,
     )
@@ -594,16 +625,22 @@ def _empty_folder(path: str) -> list[str]:
     return ["--perms", "0555", "--tmpfs", path]
 
 
-def _view(argv: list[str], cwd: str | None, config: Config) -> list[str]:
-    """bwrap's mount options: the system and the bot's paths read-only, the hidden paths covered."""
+def _system_view(limits: Limits) -> list[str]:
+    """What every sandbox is shown first: /dev, /proc, its scratch, and the merged system's links."""
     options = ["--dev", "/dev", "--proc", "/proc"]
-    options += ["--perms", "1777", "--size", str(config.limits.scratch_mb * MIB), "--tmpfs", SCRATCH]
+    options += ["--perms", "1777", "--size", str(limits.scratch_mb * MIB), "--tmpfs", SCRATCH]
     for top in MERGED_DIRS:
         path = Path(top)
         if path.is_symlink():
             options += ["--symlink", os.readlink(path), top]
         elif path.is_dir():
             options += ["--ro-bind", top, top]
+    return options
+
+
+def _view(argv: list[str], cwd: str | None, config: Config) -> list[str]:
+    """bwrap's mount options: the system and the bot's paths read-only, the hidden paths covered."""
+    options = _system_view(config.limits)
     base = Path(cwd or os.getcwd())
     program = shutil.which(argv[0], path=os.environ.get("PATH")) if argv else None
     named = _named(argv, base, program)
@@ -621,10 +658,15 @@ def _view(argv: list[str], cwd: str | None, config: Config) -> list[str]:
     if not any(_within(here, root) for root in roots):  # the referee's folder, a home folder: there, but empty
         options += _parents(here) + ["--perms", "0755", "--dir", str(here)]
     options += _cover(hidden, roots)
-    # The bot's own folder inside a hidden one (a ladder's bots/ folder) is shown again, and what is
-    # hidden inside it covered again. Nothing else is: a path its command names cannot undo a cover.
-    if own is not None and any(_within(own, secret) and own != secret for secret in hidden):
-        options += ["--ro-bind", str(own), str(own), *_cover(every_hidden, [own])]
+    # The bot's own folder inside a hidden one (a ladder's bots/ folder) is shown again, and so are the
+    # paths its command names inside the folder chosen for it (an uploaded bot's `python3 bot.py`, run
+    # from its folder under the ladder's); what is hidden inside them is covered again. Nothing else is:
+    # a path its command names elsewhere cannot undo a cover.
+    chosen = Path(cwd).resolve() if cwd else None
+    again = [own] if own is not None else [p.resolve() for p in named if chosen and _within(p.resolve(), chosen)]
+    for path in _outermost(again):
+        if any(_within(path, secret) and path != secret for secret in hidden):
+            options += ["--ro-bind", str(path), str(path), *_cover(every_hidden, [path])]
     return options
 
 

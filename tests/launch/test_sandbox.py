@@ -359,6 +359,41 @@ def test_a_ladder_bot_added_from_inside_the_ladder_folder_sees_its_own_folder_on
     assert found["read-hex:1"].startswith("blocked")  # the ladder's key
 
 
+def test_a_bot_whose_command_names_its_script_in_its_folder_inside_the_ladder_sees_that_folder(tmp_path):
+    """An uploaded bot lives under the ladder's folder and is run as ``python hostile.py`` from its own
+    folder (waraq.ladder.submit): the paths its command names inside that folder are shown again; the
+    ladder's key beside it stays hidden."""
+    from waraq.ladder.play import folder
+
+    path = tmp_path / "ladder"
+    folder.init(path, HokmRules(target_score=1), seed=5)
+    own = path / "bots" / "alice" / "hostile" / "v1"
+    own.mkdir(parents=True)
+    shutil.copy(HOSTILE, own / "hostile.py")
+    (own / "weights.txt").write_text("the bot's own data")
+    key = path / "ladder.key"
+    reads = ["--read-hex", str(own / "weights.txt").encode().hex(), "--read-hex", str(key).encode().hex()]
+    command = shlex.join([sys.executable, "hostile.py", *reads]) + " --port {port}"
+    here = os.getcwd()
+    os.chdir(own)  # a {port} command runs in the folder it was added from
+    try:
+        with folder.open_ladder(path) as ladder:
+            folder.add(ladder, "hostile", command, check=False)
+            folder.add(ladder, "random", "random", check=False)
+    finally:
+        os.chdir(here)
+    ran = subprocess.run(
+        [sys.executable, "-m", "waraq.referee.cli.main", "ladder", "run", "--matches", "2", "-C", str(path)],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    [record, *_] = sorted((path / "records").glob("*.jsonl"))
+    seats = read_record(record).events[0]["seats"]
+    found = first_note(str(record), next(s["seat"] for s in seats if s["bot"] == "hostile"))
+    assert found["read-hex:0"] == "done"  # its weights
+    assert found["read-hex:1"].startswith("blocked")  # the ladder's key
+
+
 def test_partners_of_one_bot_are_served_by_two_processes(tmp_path):
     """One process for both partner seats would be sent both hands: each seat gets a process of its own."""
     random_ = BotSpec.parse("random")
