@@ -23,7 +23,7 @@ import json
 import sqlite3
 import sys
 from collections.abc import Sequence
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -404,7 +404,7 @@ def _play(args: argparse.Namespace, console: Console, ladder: folder.Ladder) -> 
     with ladder.store.transaction():
         ladder.store.set_meta("target", target.to_text())
     concurrency = args.concurrency or ladder.config.run.concurrency
-    state = RunState(target, concurrency, cluster=args.ray, lobby=_lobby(args, ladder))
+    state = RunState(target, concurrency, cluster=args.ray, lobby=lobby_of(args, ladder))
     state.on_lobby = lambda address: console.print(
         f"dial-in bots dial {address}", highlight=False, markup=False, soft_wrap=True
     )
@@ -420,7 +420,7 @@ def _play(args: argparse.Namespace, console: Console, ladder: folder.Ladder) -> 
     return _summary(console, ladder, state)
 
 
-def _lobby(args: argparse.Namespace, ladder: folder.Ladder) -> LobbyConfig | None:
+def lobby_of(args: argparse.Namespace, ladder: folder.Ladder) -> LobbyConfig | None:
     """Where the dial-in bots dial: --lobby and its TLS, else ladder.toml's [lobby] (None: that one)."""
     dial_ins = [b.name for b in ladder.config.bots if b.bot_spec.kind is SpecKind.DIAL_IN]
     if args.ray and dial_ins:
@@ -622,7 +622,7 @@ def _export(args: argparse.Namespace, console: Console) -> int:
     if args.output is not None:
         refuse_writing_in_ladder("-o", args.output, args.dir)
     with folder.open_ladder(args.dir, readonly=True) as ladder:
-        data = export_data(ladder)
+        data = table.export_data(ladder.store, ladder.config)
     if args.json:
         text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
     else:
@@ -648,30 +648,6 @@ def refuse_writing_in_ladder(option: str, out: Path, where: Path, *, folder: boo
         (where / RECORDS, "the ladder's records folder"),
     ]
     refuse_writing_over(option, out, reads, inside=[(where, "the ladder folder")], folder=folder)
-
-
-def export_data(ladder: folder.Ladder) -> dict[str, Any]:
-    store, config = ladder.store, ladder.config
-    with store.snapshot():
-        entries = store.entries()
-        names = {e.id: e.name for e in entries}
-        matches = store.match_rows()
-        history = store.rating_history()
-    for row in matches:
-        row["bots"] = [names[b] for b in row["seats"]]
-    return {
-        "ladder": {
-            "game": config.game,
-            "seed": config.seed,
-            "rules": config.rules.to_dict(),
-            "rules_hash": config.rules.rules_hash,
-        },
-        "standings": table.standings_rows(table.standings(store, config, everyone=True)),
-        "pairs": table.pair_rows(table.pairs(store, config.layout, everyone=True)),
-        "bots": [asdict(e) for e in entries],
-        "matches": matches,
-        "ratings": [{"match": m, "bot": names[b], "mu": mu, "sigma": s} for m, b, mu, s in history],
-    }
 
 
 def _rerate(args: argparse.Namespace, console: Console) -> int:

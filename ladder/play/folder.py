@@ -153,14 +153,19 @@ class Added:
     message: str
 
 
-def add(ladder: Ladder, name: str, spec: str, *, check: bool = True, same_entry: bool = False) -> Added:
+def add(
+    ladder: Ladder, name: str, spec: str, *, check: bool = True, same_entry: bool = False, cwd: str | None = None
+) -> Added:
     """Add a bot, or a new version of one: started once to read its identity, unless ``check`` is off.
 
     A new version (another Hello version or other file contents) is a new entry, rated
     from the start, and the old entry is retired; with ``same_entry`` it keeps the entry.
+    ``cwd``: the folder its command runs in (default: here, for a command with {port}).
     """
     name, spec = cfg.check_bot(str(ladder.folder / cfg.CONFIG), name, spec)
-    bot = Bot(name, spec, os.getcwd() if "{port}" in spec else "", "same_entry" if same_entry else "new_entry")
+    if cwd is None:
+        cwd = os.getcwd() if "{port}" in spec else ""
+    bot = Bot(name, spec, cwd, "same_entry" if same_entry else "new_entry")
     found = asyncio.run(_identify(ladder, bot)) if check else None
     store = ladder.store
     current = store.current_entry(name)

@@ -30,6 +30,7 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from rich import box
 from rich.console import Group, RenderableType
@@ -312,6 +313,30 @@ def standings_rows(rows: Sequence[Standing]) -> list[dict]:
 
 def pair_rows(rows: Sequence[PairStat]) -> list[dict]:
     return [{**asdict(r), "rate": r.rate} for r in rows]
+
+
+def export_data(store: Store, config: LadderConfig) -> dict[str, Any]:
+    """Everything ``waraq ladder export --json`` writes: the ladder, standings, pairs, bots, matches, ratings."""
+    with store.snapshot():
+        entries = store.entries()
+        names = {e.id: e.name for e in entries}
+        matches = store.match_rows()
+        history = store.rating_history()
+    for row in matches:
+        row["bots"] = [names[b] for b in row["seats"]]
+    return {
+        "ladder": {
+            "game": config.game,
+            "seed": config.seed,
+            "rules": config.rules.to_dict(),
+            "rules_hash": config.rules.rules_hash,
+        },
+        "standings": standings_rows(standings(store, config, everyone=True)),
+        "pairs": pair_rows(pairs(store, config.layout, everyone=True)),
+        "bots": [asdict(e) for e in entries],
+        "matches": matches,
+        "ratings": [{"match": m, "bot": names[b], "mu": mu, "sigma": s} for m, b, mu, s in history],
+    }
 
 
 def to_csv(rows: Sequence[dict]) -> str:

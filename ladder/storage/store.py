@@ -79,6 +79,20 @@ CREATE TABLE IF NOT EXISTS connections (  -- the dial-in bots connected to the r
 );
 """
 
+# Where each launched seat's output of a match is: the byte range of its process's log (logs/ in the ladder
+# folder) from the match's start to its end. A process plays several matches (and, with concurrency, several
+# at once): the range holds what it wrote while this match was played. Made as DIAL_INS is.
+MATCH_LOGS = """
+CREATE TABLE IF NOT EXISTS match_logs (
+    match_id INTEGER NOT NULL REFERENCES matches (id),
+    seat INTEGER NOT NULL,
+    log TEXT NOT NULL,                  -- relative to the ladder folder
+    start INTEGER NOT NULL,
+    end INTEGER NOT NULL,
+    PRIMARY KEY (match_id, seat)
+);
+"""
+
 SCHEMA = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE bots (
@@ -259,7 +273,8 @@ class Store:
         try:
             store = cls(_connect(path), path)
             store.db.executescript(
-                f"BEGIN IMMEDIATE; {SCHEMA} {DIAL_INS} INSERT INTO meta VALUES ('schema', '{SCHEMA_VERSION}'); COMMIT;"
+                f"BEGIN IMMEDIATE; {SCHEMA} {DIAL_INS} {MATCH_LOGS} "
+                f"INSERT INTO meta VALUES ('schema', '{SCHEMA_VERSION}'); COMMIT;"
             )
         except sqlite3.Error as error:  # a full disk: no half-made database is left to be taken for a ladder's
             for made in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
@@ -306,7 +321,7 @@ class Store:
                 if version == UPGRADABLE:
                     store._upgrade()
                 connection.execute(IDENTITY)
-                connection.executescript(DIAL_INS)
+                connection.executescript(DIAL_INS + MATCH_LOGS)
             except sqlite3.Error as error:
                 connection.close()
                 raise StoreError(problem(path, error)) from None
@@ -465,6 +480,16 @@ class Store:
             Planned(id_, batch, deal, position, seed, self.seats_of(id_), record)
             for id_, batch, deal, position, seed, record in rows
         ]
+
+    def planned_since(self, entry_id: int, since: str) -> int:
+        """Matches seating the entry planned at or after ``since`` (an ISO time as :func:`now` writes), cancelled
+        ones left out: what an hourly bound counts."""
+        row = self.db.execute(
+            "SELECT count(DISTINCT s.match_id) FROM seats s JOIN matches m ON m.id = s.match_id "
+            f"WHERE s.bot_id = ? AND m.planned_at >= ? AND m.status != '{CANCELLED}'",
+            (entry_id, since),
+        ).fetchone()
+        return int(row[0])
 
     def seats_of(self, match_id: int) -> tuple[int, ...]:
         rows = self.db.execute("SELECT bot_id FROM seats WHERE match_id = ? ORDER BY seat", (match_id,))
@@ -811,6 +836,22 @@ class Store:
         except sqlite3.OperationalError:  # read-only, a database from before dial-in bots
             return {}
         return {base: (since, peer, streams, pid) for base, since, peer, streams, pid in rows}
+
+    def save_match_logs(self, match_id: int, spans: Iterable[tuple[int, str, int, int]]) -> None:
+        """(seat, log, start, end) for each launched seat of a match."""
+        self._in_transaction()
+        self.db.executemany(
+            "INSERT OR REPLACE INTO match_logs VALUES (?, ?, ?, ?, ?)", [(match_id, *span) for span in spans]
+        )
+
+    def match_log(self, match_id: int, seat: int) -> tuple[str, int, int] | None:
+        """The seat's log of the match: (log, start, end), or None (not launched here, or before logs were kept)."""
+        if not self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'match_logs'").fetchone():
+            return None  # a database opened read-only that no writer of this version opened yet
+        row = self.db.execute(
+            "SELECT log, start, end FROM match_logs WHERE match_id = ? AND seat = ?", (match_id, seat)
+        ).fetchone()
+        return (row[0], row[1], row[2]) if row else None
 
     def remember_process(self, pid: int, cmdline: str) -> None:
         with self.transaction():

@@ -49,3 +49,11 @@ def make(path: Path, bots: dict[str, str], rules=SHORT, seed: int = 5, **options
         for name, spec in bots.items():
             folder.add(ladder, name, spec, check=False)  # identities are read at the first run
     return path
+
+
+def count_planned(path) -> int:
+    """Matches planned and not played yet."""
+    db = sqlite3.connect(path)
+    found = db.execute("SELECT COUNT(*) FROM matches WHERE status = 'planned'").fetchone()[0]
+    db.close()
+    return found

@@ -1,0 +1,240 @@
+"""Uploads: an author's archive received, built and checked in the background, and its versions.
+
+Each upload is a row of ``uploads`` (in ``ladder.sqlite``) and a folder
+``uploads/<id>/`` in the ladder folder: the archive as received, and
+``bot/``, the bot unpacked and built (with its build log and check report).
+The submission pipeline (:mod:`waraq.ladder.submit.pipeline`) does the work,
+off the request: the author's page shows its stage until it ends, ready or
+refused with the reason.
+
+An upload that passes is a new version of its bot (the manifest's name) and
+plays at once; the author may choose an earlier one that passed
+(:meth:`Arena.play_version`), and every version's results stay. An upload
+that a stopped server left unfinished is told so at the next start: its
+author uploads it again.
+
+Only one upload is built at a time (:data:`BUILDS_AT_ONCE`): builds take CPU
+from the matches, and a flood of uploads waits its turn rather than crowding
+the ladder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from starlette.datastructures import UploadFile
+
+from waraq.ladder.storage.store import Store, now
+from waraq.ladder.submit.archive import ArchiveLimits
+from waraq.ladder.web.access import Refused
+from waraq.ladder.web.arena import Arena, ArenaError
+from waraq.ladder.web.people import Person
+
+pipeline: Any = None  # TEMPORARY until ladder/submit/pipeline.py lands
+UPLOADS = "uploads"  # in the ladder folder
+ARCHIVE = "archive"
+BOT = "bot"
+BUILDS_AT_ONCE = 1
+WAITING_PER_AUTHOR = 3  # uploads of one author received and not yet ended
+FORM_OVERHEAD = 64 * 1024  # a multipart form's own bytes around the archive
+
+TABLE = """
+CREATE TABLE IF NOT EXISTS uploads (
+    id INTEGER PRIMARY KEY,
+    person INTEGER NOT NULL REFERENCES people (id),
+    base TEXT,                          -- the bot it is a version of: its manifest's name, once read
+    stage TEXT NOT NULL,
+    message TEXT NOT NULL DEFAULT '',
+    spec TEXT,                          -- its run command, once ready
+    made TEXT NOT NULL
+);
+"""
+
+
+class Stage(StrEnum):
+    RECEIVED = "received"  # waiting for its turn
+    BUILDING = "building"  # unpacked, built and checked now
+    READY = "ready"  # built and checked: it may play
+    REFUSED = "refused"  # the archive or its manifest
+    BUILD_FAILED = "build failed"
+    CHECK_FAILED = "check failed"
+    INTERRUPTED = "interrupted"  # the server stopped while it was built
+
+    @property
+    def ended(self) -> bool:
+        return self not in (Stage.RECEIVED, Stage.BUILDING)
+
+
+@dataclass(frozen=True)
+class Upload:
+    id: int
+    person: int
+    base: str | None
+    stage: Stage
+    message: str
+    spec: str | None
+    made: str
+    number: int = 0  # its place among its bot's uploads, from 1
+    playing: bool = False
+
+    def path(self, folder: Path) -> Path:
+        """The unpacked, built bot: where it runs."""
+        return folder / UPLOADS / str(self.id) / BOT
+
+    def with_playing(self, folder: Path, cwd: str | None) -> Upload:
+        return Upload(**{**self.__dict__, "playing": cwd is not None and Path(cwd) == self.path(folder)})
+
+    def build_log(self, folder: Path) -> str:
+        return _read(self.path(folder) / pipeline.BUILD_LOG)
+
+    def check_report(self, folder: Path) -> str:
+        return _read(self.path(folder) / pipeline.CHECK_REPORT)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "upload": self.id,
+            "bot": self.base,
+            "version": self.number,
+            "stage": self.stage.value,
+            "message": self.message,
+            "made": self.made,
+            "playing": self.playing,
+        }
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def prepare(store: Store) -> None:
+    store.db.executescript(TABLE)
+
+
+_COLUMNS = "id, person, base, stage, message, spec, made"
+
+
+def _upload(row: tuple, number: int = 0) -> Upload:
+    return Upload(row[0], row[1], row[2], Stage(row[3]), row[4], row[5], row[6], number)
+
+
+def upload(store: Store, upload_id: int) -> Upload | None:
+    row = store.db.execute(f"SELECT {_COLUMNS} FROM uploads WHERE id = ?", (upload_id,)).fetchone()
+    if row is None:
+        return None
+    return next((u for u in of_bot(store, row[2]) if u.id == upload_id), None) if row[2] else _upload(row)
+
+
+def of_bot(store: Store, base: str) -> list[Upload]:
+    """A bot's uploads, numbered from 1 in the order they came, newest first."""
+    rows = store.db.execute(f"SELECT {_COLUMNS} FROM uploads WHERE base = ? ORDER BY id", (base,)).fetchall()
+    return [_upload(row, number) for number, row in reversed(list(enumerate(rows, start=1)))]
+
+
+def of_person(store: Store, person_id: int) -> list[Upload]:
+    rows = store.db.execute(f"SELECT {_COLUMNS} FROM uploads WHERE person = ? ORDER BY id DESC", (person_id,))
+    return [_upload(row) for row in rows.fetchall()]
+
+
+def _set(store: Store, upload_id: int, stage: Stage, message: str, **values: str | None) -> None:
+    with store.transaction():
+        store.db.execute("UPDATE uploads SET stage = ?, message = ? WHERE id = ?", (stage.value, message, upload_id))
+        for column, value in values.items():  # the columns are this module's own names: base, spec
+            store.db.execute(f"UPDATE uploads SET {column} = ? WHERE id = ?", (value, upload_id))
+
+
+class Uploads:
+    def __init__(self, arena: Arena, limits: ArchiveLimits | None = None) -> None:
+        self.arena = arena
+        self.limits = limits or ArchiveLimits()
+        self.turns = asyncio.Semaphore(BUILDS_AT_ONCE)
+        self.jobs: set[asyncio.Task] = set()
+        store = arena.ladder.store
+        prepare(store)
+        with store.transaction():
+            store.db.execute(
+                "UPDATE uploads SET stage = ?, message = ? WHERE stage IN (?, ?)",
+                (
+                    Stage.INTERRUPTED.value,
+                    "the server stopped before it was built and checked: upload it again",
+                    Stage.RECEIVED.value,
+                    Stage.BUILDING.value,
+                ),
+            )
+
+    @property
+    def store(self) -> Store:
+        return self.arena.ladder.store
+
+    def check_room(self, person: Person, size: str | None) -> None:
+        """Refuse an upload before its body is read: no size given, too big, or too many of the author's waiting."""
+        if size is None or not size.isdigit():
+            raise Refused(411, "an upload says its size (Content-Length)")
+        if int(size) > self.limits.archive_bytes + FORM_OVERHEAD:
+            raise Refused(413, f"an upload is at most {self.limits.archive_bytes >> 20} MiB")
+        waiting = [u for u in of_person(self.store, person.id) if not u.stage.ended]
+        if len(waiting) >= WAITING_PER_AUTHOR:
+            raise Refused(429, f"you have {len(waiting)} uploads waiting to be built: wait for them to end")
+
+    async def receive(self, archive: UploadFile, person: Person) -> int:
+        """Keep an upload's archive and start its build: its id."""
+        with self.store.transaction():
+            cursor = self.store.db.execute(
+                "INSERT INTO uploads (person, stage, made) VALUES (?, ?, ?)", (person.id, Stage.RECEIVED.value, now())
+            )
+        upload_id = int(cursor.lastrowid or 0)
+        folder = self.arena.folder / UPLOADS / str(upload_id)
+        folder.mkdir(parents=True)
+        with (folder / ARCHIVE).open("wb") as out:
+            await asyncio.to_thread(shutil.copyfileobj, archive.file, out)
+        job = asyncio.ensure_future(self._build(upload_id, person))
+        self.jobs.add(job)
+        job.add_done_callback(self.jobs.discard)
+        return upload_id
+
+    async def _build(self, upload_id: int, person: Person) -> None:
+        async with self.turns:
+            _set(self.store, upload_id, Stage.BUILDING, "unpacking, building and checking")
+            folder = self.arena.folder / UPLOADS / str(upload_id)
+            config = self.arena.ladder.config
+            result = await pipeline.submit(
+                folder / ARCHIVE,
+                folder / BOT,
+                game=config.game,
+                rules=config.rules,
+                limits=self.limits,
+                accept_name=lambda name: self._name_problem(name, person),
+            )
+        stage = {
+            pipeline.Stage.READY: Stage.READY,
+            pipeline.Stage.REFUSED: Stage.REFUSED,
+            pipeline.Stage.BUILD_FAILED: Stage.BUILD_FAILED,
+            pipeline.Stage.CHECK_FAILED: Stage.CHECK_FAILED,
+        }[result.stage]
+        base = result.manifest.name if result.manifest is not None and stage is not Stage.REFUSED else None
+        spec = result.bot.spec if result.bot is not None else None
+        _set(self.store, upload_id, stage, result.message, base=base, spec=spec)
+        if stage is Stage.READY and base is not None and spec is not None:
+            try:
+                self.arena.play_version(base, spec, folder / BOT, person)
+            except ArenaError as error:  # its name was taken while it was built
+                _set(self.store, upload_id, Stage.REFUSED, str(error), base=None)
+
+    def _name_problem(self, name: str, person: Person) -> str | None:
+        try:
+            self.arena.check_name(name, person)
+        except ArenaError as error:
+            return str(error)
+        return None
+
+    async def close(self) -> None:
+        for job in self.jobs:
+            job.cancel()
+        await asyncio.gather(*self.jobs, return_exceptions=True)
