@@ -32,6 +32,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from waraq.ladder.play import bots as launch
@@ -83,6 +84,11 @@ class RunState:
     cluster: str | None = None  # --ray's address: the matches are played on that Ray cluster (ladder/play/cluster.py)
     lobby: LobbyConfig | None = None  # --lobby and TLS: where dial-in bots dial (else ladder.toml's [lobby])
     on_lobby: Callable[[str], None] | None = None  # told that address, before any match (to print it)
+    # `waraq serve`: the run never ends by itself. With nothing to play (the target met, too few bots, every
+    # bot at its hourly bound, paused) it waits for a change (Scheduler.changed, a resume) instead.
+    service: bool = False
+    paused: bool = False  # no new match starts; those in flight finish (the organiser's pause)
+    per_hour: int | None = None  # at most this many matches planned for one bot in any hour (and one batch)
 
     @property
     def elapsed(self) -> float:
@@ -102,6 +108,13 @@ class RunState:
             return self.played / elapsed
         now = self.ended or time.monotonic()
         return sum(1 for t in self.times if now - t <= window) / window
+
+
+RATION_POLL_S = 60.0  # how often a service run with an hourly bound looks whether a bot is below it again
+
+
+def _hour_ago() -> str:
+    return (datetime.now(UTC) - timedelta(hours=1)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 @dataclass(frozen=True)
@@ -138,6 +151,11 @@ class Scheduler:
         self.dial_ins = {bot.name for bot in config.bots if bot.bot_spec.kind is SpecKind.DIAL_IN}
         self.lobby: Lobby | None = None
         self.lobby_opened = 0.0  # loop time: a dial-in bot that has not dialled this run is away since then
+        # A service run's roster: the ladder.toml line each entry's processes were started from (a new one,
+        # a version chosen, starts it anew), and whether the loop must look at the roster again.
+        self.started_as: dict[int, Bot] = {}
+        self.log_spans: dict[int, list[tuple[int, str, int, int]]] = {}  # by match: its seats' log ranges
+        self.roster_changed = False
 
     # -- the lobby -------------------------------------------------------------------------
 
@@ -190,13 +208,18 @@ class Scheduler:
                 )
                 await endpoint.start()
                 if endpoint.failure is None:
-                    self.endpoints[self._check_version(entry, launch.identity(bot, endpoint)), 0] = endpoint
+                    entry_id = self._check_version(entry, launch.identity(bot, endpoint))
+                    self.endpoints[entry_id, 0] = endpoint
+                    self.started_as[entry_id] = bot
             elif not here and key in self.endpoints and self._away_since(entry.base) is not None:
-                self.spent.append(self.endpoints.pop(key))
+                self._take_out(entry.id)
 
     def _available(self, entry_id: int) -> bool:
-        """Whether matchmaking may seat the entry now: a dial-in bot only while it is connected."""
+        """Whether matchmaking may seat the entry now: a dial-in bot only while it is connected; any bot
+        only below its hourly bound (a service run's ``per_hour``)."""
         entry = self.store.entry(entry_id)
+        if self.state.per_hour is not None and self.store.planned_since(entry_id, _hour_ago()) >= self.state.per_hour:
+            return False
         return entry.base not in self.dial_ins or (
             self._away_since(entry.base) is None and (entry_id, 0) in self.endpoints
         )
@@ -251,20 +274,24 @@ class Scheduler:
             for bot in self.config.bots:
                 if store.current_entry(bot.name) is None:
                     store.add_entry(bot.name, store.free_name(bot.name), bot.spec, (None, None, None))
-        entries = [e for e in store.entries([ACTIVE]) if e.base not in self.dial_ins]  # those start as they dial
+        await self._first_start([e for e in store.entries([ACTIVE]) if e.base not in self.dial_ins])  # not those
+        for entry in store.entries([RETIRED, REMOVED]):
+            with store.transaction():
+                store.cancel_planned(entry.id, f"{entry.name} {entry.status}")
+
+    async def _first_start(self, entries: list[Entry]) -> None:
+        """Start each entry's first process (dial-in bots start as they dial), check its version, or suspend it."""
         for entry, ready in zip(entries, await self._first_processes(entries), strict=True):
             if ready.failure is not None:
                 reason = f"did not start: {ready.failure}"
-                ledger.suspend(store, entry, reason, at=None)
+                ledger.suspend(self.store, entry, reason, at=None)
                 self.note(f"{entry.name} suspended: {reason}", suspension=True)
                 continue
             assert ready.identity is not None
             entry_id = self._check_version(entry, ready.identity)
+            self.started_as[entry_id] = self.bot_of(entry)
             if ready.endpoint is not None:
                 self.endpoints[entry_id, 0] = ready.endpoint
-        for entry in store.entries([RETIRED, REMOVED]):
-            with store.transaction():
-                store.cancel_planned(entry.id, f"{entry.name} {entry.status}")
 
     async def _first_processes(self, entries: list[Entry]) -> list[Ready]:
         """Each entry's first process, started here and kept for the run: its identity, or why it did not start."""
@@ -303,12 +330,23 @@ class Scheduler:
                 if entry.spec != bot.spec:
                     store.set_identity(entry.id, bot.spec, found.as_tuple())
                 return entry.id
-            name = store.free_name(bot.name)
+            earlier = next(
+                (e for e in store.entries([RETIRED]) if e.base == bot.name and _identity(e) == found.as_tuple()), None
+            )
+            name = earlier.name if earlier is not None else store.free_name(bot.name)
             store.set_status(entry.id, RETIRED, f"replaced by {name} (a new version)")
             store.cancel_planned(entry.id, f"{entry.name} retired")
-            new = store.add_entry(bot.name, name, bot.spec, found.as_tuple())
-            store.log(new, f"new version of {bot.name}: {found} (was {entry.name})")
-        self.note(f"{bot.name} is a new version ({found}): rated as {name} from now on")
+            if earlier is not None:  # a version played before, chosen again: it goes on with its rating
+                new = earlier.id
+                store.set_status(new, ACTIVE, None, None)
+                store.set_identity(new, bot.spec, found.as_tuple())
+                store.log(new, f"{bot.name} is {found} again (was {entry.name})")
+            else:
+                new = store.add_entry(bot.name, name, bot.spec, found.as_tuple())
+                store.log(new, f"new version of {bot.name}: {found} (was {entry.name})")
+        self.note(
+            f"{bot.name} is {'an earlier' if earlier else 'a new'} version ({found}): rated as {name} from now on"
+        )
         return new
 
     async def _restart_if_dead(self, entry_id: int) -> None:
@@ -325,6 +363,7 @@ class Scheduler:
             reason = f"its process exited and it did not start again: {fresh.failure.detail}"
             ledger.suspend(self.store, entry, reason, at=None)
             self.note(f"{entry.name} suspended: {reason}", suspension=True)
+            self.started_as.pop(entry_id, None)
             return
         self.endpoints[entry_id, 0] = fresh
         with self.store.transaction():
@@ -367,8 +406,25 @@ class Scheduler:
     # -- matches ---------------------------------------------------------------------------
 
     async def play(self, planned: Planned) -> Outcome:
-        seats = [self._seat(entry_id, slot) for entry_id, slot in self._slots(planned)]
-        return await planned_match.play(self.config, planned, self.deal_key, seats, self.folder / planned.record)
+        slots = self._slots(planned)
+        seats = [self._seat(entry_id, slot) for entry_id, slot in slots]
+        logs = [self._log_of(key) for key in slots]
+        starts = [_size(log) for log in logs]
+        outcome = await planned_match.play(self.config, planned, self.deal_key, seats, self.folder / planned.record)
+        self.log_spans[planned.id] = [
+            (seat, str(log.relative_to(self.folder)), start, max(start, _size(log)))
+            for seat, (log, start) in enumerate(zip(logs, starts, strict=True))
+            if log is not None
+        ]
+        return outcome
+
+    def _log_of(self, key: tuple[int, int]) -> Path | None:
+        """The log of the process that plays a seat, when it is a launched one's in the ladder's logs/."""
+        endpoint = self.endpoints.get(key)
+        log = getattr(endpoint, "log_path", None)
+        if log is None or not log.is_relative_to(self.folder):
+            return None
+        return log
 
     def _seat(self, entry_id: int, slot: int) -> Seat:
         endpoint = self.endpoints.get((entry_id, slot))
@@ -416,9 +472,11 @@ class Scheduler:
         queue: deque[Planned] = deque(store.pending())
         while True:
             self.wake.clear()  # what happens from here on (a bot dials, a grace ends) wakes the wait below
+            if self.roster_changed:
+                await self._refresh()
             await self._admit_dial_ins()
             held: list[Planned] = []  # matches whose dial-in bot is away, within its grace
-            while not state.stopping and len(self.tasks) < state.concurrency:
+            while not state.stopping and not state.paused and len(self.tasks) < state.concurrency:
                 if not queue:
                     planned = ledger.plan_next(store, self.config, self.env, state.target, self._available)
                     if isinstance(planned, ledger.Finished):
@@ -446,13 +504,14 @@ class Scheduler:
             queue.extendleft(reversed(held))
             state.in_flight = len(self.tasks)
             if not self.tasks:
-                if state.stopping or state.finished is not None:
+                if state.stopping or (state.finished is not None and not state.service):
                     return
                 if not held and not queue:
                     queue.extend(store.pending())
-                if held or (not queue and any(self._away_since(bot) is not None for bot in self.dial_ins)):
-                    # Waiting for a dial-in bot: its return, or its grace's end, wakes the loop.
-                    await self.wake.wait()
+                if held or state.paused or state.finished is not None or (not queue and self._someone_waited_for()):
+                    # A dial-in bot's return or grace's end, a bot joining, a resume: each wakes the loop.
+                    await self._idle()
+                    state.finished = None  # (a service run) look again: the roster may have changed
                     continue
                 if not queue:  # waiting on nothing: the database is not as the ledger left it
                     raise RuntimeError("planning waits for matches that are neither planned nor in flight")
@@ -470,15 +529,75 @@ class Scheduler:
             await self._stop_spent()
             state.in_flight = len(self.tasks)
 
+    def _someone_waited_for(self) -> bool:
+        """Planning waits for a bot that may come: a dial-in bot away, or one at its hourly bound."""
+        if any(self._away_since(bot) is not None for bot in self.dial_ins):
+            return True
+        return self.state.per_hour is not None and self.state.service
+
+    async def _idle(self) -> None:
+        """Wait for the loop to be woken; in a service run with an hourly bound, a minute at most (a bot's
+        count falls as its matches grow an hour old, and nothing else says when)."""
+        if self.state.per_hour is None or not self.state.service:
+            await self.wake.wait()
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.wake.wait(), timeout=RATION_POLL_S)
+
+    # -- a service run's changes -------------------------------------------------------------
+
+    def changed(self, config: LadderConfig | None = None) -> None:
+        """The roster changed (a bot added, a version chosen, a suspension, a reinstatement): the loop takes
+        it up before it plans again. ``config``: ladder.toml as it is now, if that changed."""
+        if config is not None:
+            self.config = config
+        self.roster_changed = True
+        self.wake.set()
+
+    async def _refresh(self) -> None:
+        """Bring the endpoints in line with the roster: a bot whose spec or folder changed (a version chosen)
+        is started anew, one that is no longer active is taken out of play, one that is active and has no
+        process gets its first."""
+        self.roster_changed = False
+        store = self.store
+        bots = {bot.name: bot for bot in self.config.bots}
+        self.dial_ins.clear()
+        self.dial_ins.update(name for name, bot in bots.items() if bot.bot_spec.kind is SpecKind.DIAL_IN)
+        with store.transaction():
+            for bot in self.config.bots:
+                if store.current_entry(bot.name) is None:
+                    store.add_entry(bot.name, store.free_name(bot.name), bot.spec, (None, None, None))
+        for entry in store.entries():
+            if entry.id in self.started_as and (
+                entry.status != ACTIVE or self.started_as[entry.id] != bots.get(entry.base)
+            ):
+                self._take_out(entry.id)
+        fresh = [
+            e
+            for e in store.entries([ACTIVE])
+            if e.base in bots and e.base not in self.dial_ins and e.id not in self.started_as
+        ]
+        await self._first_start(fresh)
+        await self._stop_spent()
+
+    def _take_out(self, entry_id: int) -> None:
+        """The entry's processes out of play (stopped once no match in flight uses them)."""
+        self.started_as.pop(entry_id, None)
+        for key in [k for k in self.endpoints if k[0] == entry_id]:
+            self.spent.append(self.endpoints.pop(key))
+
     async def _store(self, planned: Planned, outcome: Outcome) -> None:
         state = self.state
+        spans = self.log_spans.pop(planned.id, [])
         away = self._left_before_it_began(planned, outcome)
         if away is not None:  # not charged: as if it had been seen gone before the match began
             with self.store.transaction():
                 self.store.mark(planned.id, CANCELLED, f"{away} was not connected")
             return
         try:
-            events = ledger.record(self.store, self.config, self.env, outcome, planned.seats)
+            with self.store.transaction():  # the result and where its seats' output is, together
+                self.store.save_match_logs(planned.id, spans)
+                events = ledger.record(self.store, self.config, self.env, outcome, planned.seats)
         except DuplicateResult as refused:  # played twice (a retry): the first result stands, rated once
             self.note(str(refused))
             return
@@ -492,13 +611,23 @@ class Scheduler:
             self.note(f"{name} suspended: {reason}", suspension=True)
             entry = self.store.entry_named(name)
             if entry is not None:
-                for key in [k for k in self.endpoints if k[0] == entry.id]:
-                    self.spent.append(self.endpoints.pop(key))
+                self._take_out(entry.id)
         for bot in sorted({planned.seats[f.seat] for f in outcome.faults if f.kind == FaultKind.CRASH}):
             await self._restart_if_dead(bot)
 
     def note(self, text: str, *, suspension: bool = False) -> None:
         (self.state.suspensions if suspension else self.state.notes).append(text)
+
+
+def _size(log: Path | None) -> int:
+    try:
+        return 0 if log is None else log.stat().st_size
+    except OSError:  # rotated away, or not made yet
+        return 0
+
+
+def _identity(entry: Entry) -> tuple[str | None, str | None, str | None]:
+    return (entry.hello_name, entry.hello_version, entry.files_hash)
 
 
 async def run(folder: Path, config: LadderConfig, store: Store, state: RunState) -> RunState:
