@@ -46,7 +46,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum, StrEnum
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
 MIB = 1 << 20
 CHUNK = 1 << 20  # bytes copied at a time; also the largest read a tar's reader grants
@@ -56,6 +56,12 @@ ZIP_SIGNATURES = (b"PK\x03\x04", b"PK\x05\x06")  # a member first; or an empty z
 GZIP_SIGNATURE = b"\x1f\x8b"
 TAR_MAGIC = b"ustar"  # at byte 257 of a POSIX or GNU tar's first header
 TAR_MAGIC_AT = 257
+
+
+class Readable(Protocol):
+    """What an archive is read from: a file, or a pipe."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
 
 
 class UploadError(ValueError):
@@ -127,7 +133,7 @@ def unpack(archive: Path, target: Path, limits: ArchiveLimits = ArchiveLimits())
             return writer.done()
 
 
-def unpack_tar(stream: BinaryIO, target: Path, limits: ArchiveLimits) -> Unpacked:
+def unpack_tar(stream: Readable, target: Path, limits: ArchiveLimits) -> Unpacked:
     """Unpack the plain tar read from ``stream`` (a pipe) into the empty folder ``target``, as :func:`unpack`
     does; ``limits.archive_bytes`` bounds the bytes read from the stream."""
     with _Writer(target, limits) as writer:
@@ -430,7 +436,7 @@ class _Stream(io.RawIOBase):
     tarfile reads a header's long name or pax records in one read of the size the header declares,
     which this refuses rather than holds. tarfile seeks only forward on a stream opened ``r:``."""
 
-    def __init__(self, source: BinaryIO, limits: ArchiveLimits) -> None:
+    def __init__(self, source: Readable, limits: ArchiveLimits) -> None:
         self.source = source
         self.limits = limits
         self.position = 0  # of what is read from here (inflated, for a tar.gz)
@@ -493,7 +499,7 @@ class _Inflated(_Stream):
     """A gzip stream (one member or several) inflated as it is read. What it inflates to is bounded by
     what its files may hold and their headers (1.5 KiB a member: a header, pax records, padding)."""
 
-    def __init__(self, source: BinaryIO, limits: ArchiveLimits) -> None:
+    def __init__(self, source: Readable, limits: ArchiveLimits) -> None:
         super().__init__(source, limits)
         self.inflater = zlib.decompressobj(wbits=31)
         self.fed = False  # whether the current gzip member has had any input
