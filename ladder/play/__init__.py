@@ -17,4 +17,5 @@ from the store, for the ledger's stop and for the table.
 * ``planned_match`` one planned match played given its seats: the one path of a local run and of a Ray worker
 * ``cluster``       ``--ray``: the option, its errors, and which scheduler plays (imports no Ray)
 * ``ray_cluster``   the scheduler whose bots start and whose matches play on a Ray cluster (the one module with Ray)
+* ``warm_bots``     a Ray worker's bot processes, kept across its matches as the local run keeps its own
 """

@@ -1,7 +1,7 @@
 """One planned match played, given its seats: the one code path of the local run and of a Ray worker.
 
 Whoever holds the seats (the local scheduler's long-lived endpoints, or a Ray
-task that started the match's bots on its worker: ladder/play/ray_cluster.py)
+worker's, which it keeps warm across its matches: ladder/play/ray_cluster.py)
 calls :func:`play`. It makes the match's :class:`MatchConfig` from the
 ladder's config, the planned row and the deal key, so a match is the same
 match wherever it is played: the same decks, the same match id sent to the

@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 import ray  # the README's setup and .ci/run install it: 'waraq[ray]'
 
+from tests.support import TEST_BOTS
 from tests.support.ladders import DEAL_KEY, check_invariants, make
 from waraq.ladder.play import cluster as cluster_option
 from waraq.ladder.play import folder, planned_match, ray_cluster
@@ -33,14 +34,16 @@ from waraq.ladder.play.scheduler import RunState, run
 from waraq.ladder.storage.config import Bot
 from waraq.ladder.storage.store import Planned
 from waraq.referee.cli.main import main
+from waraq.referee.launch import process_tree
 from waraq.referee.match import secret_deals
 from waraq.referee.records.record_file import read_record
 
 PYTHON = sys.executable
 BOTS = {"random": "random", "heuristic": "heuristic"}
 MATCHES = 12  # six boards of two rooms
-TASK_TITLE = b"ray::play_on_worker"  # a worker process's title while it plays a match
+TASK_TITLE = b"ray::MatchWorker.play"  # a worker's title once it has played a match (Ray leaves it)
 CANNOT_START = f"{PYTHON} -c 'raise SystemExit(3)' --port {{port}}"
+EXITS = f"{PYTHON} {TEST_BOTS / 'misbehaving.py'} exit --at 3 --unix {{socket}}"  # gone mid-match
 
 
 @pytest.fixture(scope="module")
@@ -131,7 +134,7 @@ def assert_same_ladder(path: Path, reference: Path) -> None:
 
 
 def bot_tasks() -> list[int]:
-    """The pids of the worker processes playing a match now."""
+    """The pids of the worker processes that have played a match."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -144,11 +147,15 @@ def bot_tasks() -> list[int]:
 
 
 def children(pid: int) -> list[int]:
-    """The processes it started (a worker's: its match's bots)."""
-    try:
-        return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
+    """The processes it started, from any of its threads (a worker's: its bots, which its event loop's
+    thread launches)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found += [int(child) for child in (task / "children").read_text().split()]
+        except OSError:
+            continue  # the thread, or the process, ended while we looked
+    return found
 
 
 def has_children(pid: int) -> bool:
@@ -163,6 +170,20 @@ def alive(pid: int) -> bool:
         return False
 
 
+def gone_soon(pids: set[int], within: float = 30.0) -> bool:
+    """Whether every one of ``pids`` has ended within ``within`` seconds (a sandbox's processes end with
+    its namespace, and a worker Ray was told to kill, a moment later)."""
+    deadline = time.monotonic() + within
+    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not any(alive(pid) for pid in pids)
+
+
+def worker_pid(worker: str) -> int:
+    """The pid in a worker's name, ``host (node 1a2b3c4d, pid 123)``."""
+    return int(worker.rsplit("pid ", 1)[1].rstrip(")"))
+
+
 def rated(path: Path) -> int:
     if not (path / "ladder.sqlite").exists():
         return 0
@@ -173,31 +194,42 @@ def rated(path: Path) -> int:
 
 
 @pytest.mark.slow
-def test_a_worker_killed_mid_match_costs_that_match_a_rerun_and_nothing_else(cluster, reference, tmp_path):
+def test_a_worker_killed_mid_match_costs_that_match_a_rerun_and_nothing_else(cluster, reference, tmp_path, monkeypatch):
     path = make(tmp_path / "ray", BOTS)
+    runs: list[ray_cluster.Workers] = []
     killed: list[int] = []
-    its_bots: list[int] = []
+    its_bots: set[int] = set()
+
+    class Watched(ray_cluster.Workers):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            runs.append(self)
+
+    monkeypatch.setattr(ray_cluster, "Workers", Watched)
 
     async def kill_a_worker_mid_match() -> None:
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
-            playing = [pid for pid in bot_tasks() if has_children(pid)]
-            if rated(path) >= 2 and playing:  # some matches counted, and one being played: its bots are up
-                its_bots.extend(children(playing[0]))
-                os.kill(playing[0], signal.SIGKILL)
-                killed.append(playing[0])
+            # A worker the head has heard from, playing a match now (the head waits for its result).
+            playing = [w for w in (runs[0].everyone if runs else []) if w.ready and w not in runs[0].idle]
+            named = [worker_pid(w.name) for w in playing if "pid " in w.name]
+            if rated(path) >= 2 and named:  # some matches counted, and one being played
+                its_bots.update(process_tree.descendants(named[0]))
+                os.kill(named[0], signal.SIGKILL)
+                killed.append(named[0])
                 return
-            await asyncio.sleep(0.01)
+            await asyncio.sleep(0.005)
         raise AssertionError("no worker was seen playing a match within 90 s")
 
     state = play(path, cluster, kill_a_worker_mid_match)
     assert killed, "no worker was killed"
     assert state.finished is not None and state.finished.reason == "target"
-    assert state.played == MATCHES  # the killed match was stored once, from Ray's rerun
+    assert state.played == MATCHES  # the killed match was stored once, from its play on another worker
     assert not any("a result already" in note for note in state.notes)
+    assert any(f"pid {killed[0]}) died; played again on another" in note for note in state.notes), state.notes
     assert_same_ladder(path, reference)
     # The dead worker's bots, sandboxed, died with it: none is left behind.
-    assert its_bots and not any(alive(pid) for pid in its_bots)
+    assert its_bots and gone_soon(its_bots)
 
 
 # --- the head killed with kill -9 ---------------------------------------------------------------------
@@ -220,8 +252,10 @@ def test_the_head_killed_with_sigkill_resumes_and_ends_as_the_local_ladder(clust
         deadline = time.monotonic() + 90
         while rated(path) < 2 or not any(has_children(pid) for pid in bot_tasks()):
             assert head.poll() is None, head.stderr.read() if head.stderr else ""
-            assert time.monotonic() < deadline, "the head did not get 2 matches rated with one more in play in 90 s"
+            assert time.monotonic() < deadline, "the head did not get 2 matches rated, its workers' bots up, in 90 s"
             time.sleep(0.01)
+        workers = set(bot_tasks())
+        its_bots = {pid for worker in workers for pid in process_tree.descendants(worker)}
         head.send_signal(signal.SIGKILL)
         head.wait(10)
     except BaseException:
@@ -230,6 +264,8 @@ def test_the_head_killed_with_sigkill_resumes_and_ends_as_the_local_ladder(clust
         raise
     left = rows(path, "SELECT COUNT(*) FROM matches WHERE status = 'planned'")[0][0]
     assert left > 0, "nothing was in flight at the kill"
+    # Ray ends a dead driver's workers, and their warm bots die with them.
+    assert its_bots and gone_soon(its_bots | workers)
     check_invariants(path / "ladder.sqlite")
 
     again = subprocess.run(
@@ -247,7 +283,7 @@ def test_the_head_killed_with_sigkill_resumes_and_ends_as_the_local_ladder(clust
 
 @pytest.mark.slow
 def test_a_bot_that_cannot_start_on_a_worker_faults_startup_naming_the_worker(cluster, tmp_path):
-    """The worker's task starts the match's bots; one that exits at start-up is a STARTUP fault there."""
+    """The worker starts the match's bots; one that exits at start-up is a STARTUP fault there."""
     path = make(tmp_path / "startup", {"heuristic": "heuristic", "broken": CANNOT_START})
     with folder.open_ladder(path) as ladder:
         config = ladder.config
@@ -260,7 +296,11 @@ def test_a_bot_that_cannot_start_on_a_worker_faults_startup_naming_the_worker(cl
         seats,
         ray_cluster.Launch(10_000, 1, config.sandbox.confinement(())),
     )
-    played = ray.get(ray_cluster.play_on_worker.remote(job), timeout=120)
+    worker = ray_cluster.MatchWorker.remote()
+    try:
+        played = ray.get(worker.play.remote(job), timeout=120)
+    finally:
+        ray.kill(worker)
     faults = played.outcome.faults
     assert faults and {f.kind for f in faults} == {"STARTUP"}
     assert {f.seat for f in faults} <= {1, 3} and played.outcome.faulty
@@ -281,6 +321,72 @@ def test_a_bot_that_cannot_start_on_the_cluster_is_suspended_naming_the_worker(c
     assert any(note.startswith("broken suspended") for note in state.suspensions)
     assert rated(path) == 4  # the others played on
     check_invariants(path / "ladder.sqlite")
+
+
+@pytest.mark.slow
+def test_workers_keep_their_bots_warm_never_across_a_deals_rooms_and_leave_none_behind(
+    cluster, reference, tmp_path, monkeypatch
+):
+    path = make(tmp_path / "warm", BOTS)
+    played: list[tuple[ray_cluster.Job, ray_cluster.TaskResult]] = []
+    bots_seen: set[int] = set()  # every process below a worker, identity starts included
+    call = ray_cluster.Workers.call
+
+    async def watched(self, what, keys, method, *args):
+        reply = await call(self, what, keys, method, *args)
+        if method == "play":
+            played.append((args[0], reply))
+            bots_seen.update(process_tree.descendants(worker_pid(reply.worker)))
+        return reply
+
+    monkeypatch.setattr(ray_cluster.Workers, "call", watched)
+    state = play(path, cluster)
+    assert state.finished is not None and state.finished.reason == "target"
+    assert_same_ladder(path, reference)  # warm processes play the matches the local ladder's play
+    process: dict[tuple[str, tuple[Bot, int]], int | None] = {}  # by worker and key
+    positions: dict[tuple[str, int | None], set[int]] = {}  # by process: the seatings it played
+    for job, result in played:
+        for key, pid in zip(job.seats, result.pids, strict=True):
+            assert pid is not None and result.restarted == ()
+            assert process.setdefault((result.worker, key), pid) == pid  # one process a key on a worker
+            positions.setdefault((result.worker, pid), set()).add(job.planned.position)
+    assert len(played) == MATCHES and len({w for _, r in played for w in [r.worker]}) == 2
+    # Reused: 48 seats in 16 processes at most (2 workers, 2 bots, 2 seats each, 2 rooms).
+    assert len(positions) == len(process) <= 16 < 4 * MATCHES
+    # A process plays one seating of the deals, so never two rooms of one deal.
+    assert all(len(seatings) == 1 for seatings in positions.values())
+    # Nothing outlives the run: no bot process, and no worker.
+    assert bots_seen >= {pid for _, pid in positions} and gone_soon(bots_seen)
+    assert gone_soon({worker_pid(r.worker) for _, r in played})
+
+
+@pytest.mark.slow
+def test_a_bot_that_dies_mid_match_on_a_worker_faults_there_and_is_started_again_for_the_next(cluster, tmp_path):
+    path = make(tmp_path / "exits", {"heuristic": "heuristic", "exits": EXITS})
+    with folder.open_ladder(path) as ladder:
+        config = ladder.config
+    exits, heuristic = Bot("exits", EXITS), Bot("heuristic", "heuristic")
+    seats = ((heuristic, 0), (exits, 0), (heuristic, 1), (exits, 1))
+    how = ray_cluster.Launch(10_000, 1, config.sandbox.confinement(()))
+    worker = ray_cluster.MatchWorker.remote()
+    try:
+        results = [
+            ray.get(worker.play.remote(ray_cluster.Job(config, planned, DEAL_KEY, seats, how)), timeout=120)
+            for planned in (
+                Planned(match, 0, match, 0, config.seed * 1_000_000 + match, (1, 2, 1, 2), f"records/{match}.jsonl")
+                for match in (1, 2)
+            )
+        ]
+    finally:
+        ray.kill(worker)
+    first, second = results
+    crashed = {f.seat for f in first.outcome.faults if f.kind == "CRASH"}
+    assert crashed and crashed <= {1, 3}  # the exits bot's seats: it died in the match
+    assert set(second.restarted) == crashed  # found dead at the next match, and started again
+    assert all(second.pids[seat] not in (None, first.pids[seat]) for seat in crashed)
+    assert (second.pids[0], second.pids[2]) == (first.pids[0], first.pids[2])  # heuristic's kept
+    assert any(f.kind == "CRASH" for f in second.outcome.faults)  # the new process dies as the old did
+    assert not any(f.kind == "STARTUP" for r in results for f in r.outcome.faults)
 
 
 # --- waraq versus ------------------------------------------------------------------------------------------
