@@ -14,6 +14,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import Request
@@ -23,7 +25,7 @@ from starlette.routing import Route
 from waraq.ladder.present import report_html, svg
 from waraq.ladder.present.report import MatchLine
 from waraq.ladder.storage.store import CANCELLED, DONE, RATED, UNRATED
-from waraq.ladder.web.access import Refused
+from waraq.ladder.web.access import SESSION_COOKIE, Refused
 from waraq.ladder.web.site import Site, as_json, when
 from waraq.ladder.web.views import Snapshot
 from waraq.referee.replay.html.write import render_page
@@ -33,6 +35,7 @@ ENDED = (RATED, UNRATED, DONE, CANCELLED)  # a match listed in the report has a 
 REPLAY_POLICY = "sandbox allow-scripts; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'"
 REPORT_POLICY = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 REPLAYS_KEPT = 64  # rendered replay pages kept in memory: a replay costs a walk of the whole record
+PAGES_KEPT = 256  # anonymous pages kept, by path, query and snapshot
 EVENT_EVERY_S = 1.0
 
 
@@ -53,25 +56,63 @@ def match_json(match: MatchLine) -> dict[str, Any]:
     }
 
 
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A page as every anonymous visitor is shown it, for one snapshot."""
+
+    body: bytes
+    media_type: str | None
+    policy: str | None
+
+
 class Public:
     def __init__(self, site: Site) -> None:
         self.site = site
         self.replays: OrderedDict[int, str] = OrderedDict()
+        self.kept: OrderedDict[tuple[str, str, int], Kept] = OrderedDict()
 
     def routes(self) -> list[Route]:
-        return [
-            Route("/", self.standings),
-            Route("/bots/{base}", self.bot),
-            Route("/matches/{match_id:int}", self.match),
-            Route("/matches/{match_id:int}/replay", self.replay),
-            Route("/report", self.report),
-            Route("/api/standings", self.api_standings),
-            Route("/api/bots", self.api_bots),
-            Route("/api/bots/{base}", self.api_bot),
-            Route("/api/matches", self.api_matches),
-            Route("/api/matches/{match_id:int}", self.api_match),
-            Route("/api/events", self.events),
+        pages: list[tuple[str, Handler]] = [
+            ("/", self.standings),
+            ("/bots/{base}", self.bot),
+            ("/matches/{match_id:int}", self.match),
+            ("/matches/{match_id:int}/replay", self.replay),
+            ("/report", self.report),
+            ("/api/standings", self.api_standings),
+            ("/api/bots", self.api_bots),
+            ("/api/bots/{base}", self.api_bot),
+            ("/api/matches", self.api_matches),
+            ("/api/matches/{match_id:int}", self.api_match),
         ]
+        return [Route(path, self._kept(handler)) for path, handler in pages] + [Route("/api/events", self.events)]
+
+    def _kept(self, handler: Handler) -> Handler:
+        """``handler``, its page made once per snapshot for every anonymous visitor: fifty readers of the
+        standings cost one rendering a second, not fifty. A signed-in visitor's pages are their own."""
+
+        async def kept(request: Request) -> Response:
+            if request.cookies.get(SESSION_COOKIE) or request.headers.get("authorization"):
+                return await handler(request)
+            snapshot = await self.site.views.current()
+            key = (request.url.path, request.url.query, snapshot.version)
+            found = self.kept.get(key)
+            if found is None:
+                made = await handler(request)
+                if made.status_code != 200:
+                    return made
+                found = Kept(bytes(made.body), made.media_type, made.headers.get("content-security-policy"))
+                self.kept[key] = found
+                while len(self.kept) > PAGES_KEPT:
+                    self.kept.popitem(last=False)
+            response = Response(found.body, media_type=found.media_type)
+            if found.policy is not None:
+                response.headers["Content-Security-Policy"] = found.policy
+            return self.site.finish(request, response, self.site.viewer(request))
+
+        return kept
 
     async def standings(self, request: Request) -> Response:
         snapshot = await self.site.views.current()
