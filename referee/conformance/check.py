@@ -52,6 +52,7 @@ class CheckConfig:
     confinement: sandbox.Config = sandbox.DEFAULT
     only: tuple[str, ...] = ()  # case ids or their beginnings ("timing.", "hokm-4."): these cases alone
     lobby: LobbyConfig = LobbyConfig()  # where a dial-in bot dials (a spec of dial-in)
+    cwd: str | None = None  # where a launched bot runs (its own folder, as a ladder's is); None: here
 
     def wants(self, case_id: str) -> bool:
         return not self.only or any(case_id.startswith(prefix) for prefix in self.only)
@@ -189,6 +190,7 @@ def _endpoint(config: CheckConfig, lobby: Lobby | None = None) -> Endpoint:
         config.spec,
         startup_ms=config.startup_ms,
         log_dir=config.record_dir / "logs",
+        cwd=config.cwd,
         confinement=config.confinement,
         lobby=lobby,
         dial_name=DIALLED,
