@@ -96,6 +96,7 @@ class Manifest:
     description: str = ""
     spec: str = ""  # the ladder's spec: ``run`` with its interpreter as this machine starts it
     runs: str = ""  # the upload's file the command starts (script or program); "" for a module or class
+    program: bool = False  # ``runs`` is the program itself (made executable), not an interpreter's script
 
     def bot(self, folder: Path, name: str = "") -> Bot:
         """The ladder's bot: the spec, run in ``folder`` (the built upload), named ``name`` or its own."""
@@ -144,13 +145,13 @@ def parse(raw: Mapping[str, Any]) -> Manifest:
     if "build" in raw and not build.strip():
         raise ManifestError(f"{MANIFEST}: build = {quote(build)}: expected a command; leave the key out for none")
     run = _text("run", raw["run"], COMMAND_CHARS)
-    spec, runs = _run(run)
+    spec, runs, program = _run(run)
     try:
         BOT_KEYS["spec"][0](spec)  # what a ladder.toml would take
     except BadValue as error:
         raise ManifestError(f"{MANIFEST}: run = {quote(run)}: {error}") from None
     description = _text("description", raw.get("description", ""), DESCRIPTION_CHARS)
-    return Manifest(name, _games(raw["games"]), run, build, description, spec, runs)
+    return Manifest(name, _games(raw["games"]), run, build, description, spec, runs, program)
 
 
 def _text(key: str, value: Any, most: int) -> str:
@@ -175,8 +176,9 @@ def _games(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _run(text: str) -> tuple[str, str]:
-    """The spec ``run`` makes on this machine, and the file of the upload it starts."""
+def _run(text: str) -> tuple[str, str, bool]:
+    """The spec ``run`` makes on this machine, the file of the upload it starts, and whether that is the
+    program itself."""
     said = f"{MANIFEST}: run = {quote(text)}"
     try:
         words = shlex.split(text)
@@ -198,11 +200,11 @@ def _run(text: str) -> tuple[str, str]:
                 f"{said}: {program!r} is neither an interpreter this arena runs ({', '.join(Interpreter)}) "
                 f"nor a program of the upload (write ./{program} for a file at its top)"
             ) from None
-        return _join([program, *arguments]), _inside(said, program)
+        return _join([program, *arguments]), _inside(said, program), True
     start = interpreter.program()
     if start is None:
         raise ManifestError(f"{said}: {program} is not installed on this arena; the interpreters here: {_here()}")
-    return _join([start, *arguments]), _script(said, interpreter, arguments)
+    return _join([start, *arguments]), _script(said, interpreter, arguments), False
 
 
 def _script(said: str, interpreter: Interpreter, arguments: list[str]) -> str:

@@ -58,7 +58,7 @@ def test_the_programs_a_run_command_may_start(run, spec, runs):
     if needs in ("node", "java", "sh") and shutil.which(needs) is None:
         pytest.skip(f"{needs} is not installed here")
     read = parse(manifest(run=run))
-    assert (read.spec, read.runs) == (spec, runs)
+    assert (read.spec, read.runs, read.program) == (spec, runs, "/" in run.split()[0])
 
 
 REFUSED = {
