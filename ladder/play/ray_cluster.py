@@ -227,6 +227,7 @@ class Workers:
         except ray.exceptions.RayError as error:  # a worker without Waraq, say: the run cannot play there
             self.everyone.remove(worker)
             self.failure = f"a Ray worker did not start: {type(error).__name__}: {error}"
+            self.note(self.failure)
             self.freed.set()  # a match waiting for a worker sees if any is left
             return
         worker.ready = True
@@ -389,8 +390,9 @@ class RayScheduler(Scheduler):
         return played.outcome
 
     async def stop_bots(self) -> None:
-        if self.workers is not None:
-            await self.workers.stop()
+        workers, self.workers = self.workers, None  # a run started again makes its own
+        if workers is not None:
+            await workers.stop()
         await super().stop_bots()
 
 
