@@ -5,19 +5,30 @@
 One run plays the same ladder (``random`` and ``heuristic``, 4-player Hokm to
 ``--target`` points, duplicate deals, one seed and one deal key, so the same
 matches) ``--repeats`` times each way, a fresh folder every time, and prints
-medians:
+medians. The four ways take turns, repeat by repeat, so that a change in the
+shared machine's load falls on all of them alike:
 
 * the local ladder (ladder/play/scheduler.py) with 1 and with 2 matches at once:
-  its bots started once for the run;
-* the ladder on a local Ray cluster (``ray.init(num_cpus=N)``: N worker
-  processes) with 1 and with 2 workers, 2 matches in flight: each match a
-  task that starts its bots on the worker, plays, and stops them.
+  its bots started once for the run, a process a seat a seating
+  (``Scheduler._slots``), each started on first need and kept;
+* the ladder on a local Ray cluster (``ray.init(num_cpus=N)``, started for
+  the run and shut down after it, so no Ray process runs beside the local
+  ladder) with 1 and with 2 workers, 2 matches in flight. A worker is a Ray
+  actor (ladder/play/ray_cluster.py's ``MatchWorker``) that keeps the bots it
+  launched warm across its matches (ladder/play/warm_bots.py), by the local
+  ladder's rule; the head gives each match to the worker whose processes suit
+  it. Before, each match was a task that started its four bots and stopped
+  them: 0.64 of the local ladder's rate with 2 workers as docs/cluster.md
+  first measured it, 0.31 here at 86fea18 (whose local ladder plays 2.6 times as
+  fast as at that first measure).
 
 Matches per second count from the first match (the bots' first start left
-out). Ray's overhead per match is the time a match takes on one Ray worker
-less the time it takes on the local ladder one at a time: starting and
-stopping that match's bot processes, and the task's round trip. The head's
-CPU per match is this process's CPU time during the Ray runs (the driver: the
+out). The bot processes a run are those the run started: the local ladder's
+starts, the distinct processes that played on the Ray workers. Ray's cost per
+match is the time a match takes on one Ray worker less the time it takes on
+the local ladder one at a time: the round trip to the worker, the head's
+part, and the starts a worker makes before its processes are warm. The head's CPU
+per match is this process's CPU time during the Ray runs (the driver: the
 planning, the records written, the results stored and rated, and Ray's own
 threads) over the matches; its parts are the CPU of ``ledger.plan_next``,
 writing the record, and ``ledger.record`` (the result and its rating update,
@@ -31,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import statistics
 import tempfile
 import time
@@ -41,13 +53,14 @@ from typing import Any
 
 import ray
 
+from waraq.ladder.play import bots as launch
 from waraq.ladder.play import folder, ledger, ray_cluster
 from waraq.ladder.play.ledger import Target
 from waraq.ladder.play.scheduler import RunState, run
 from waraq.referee.games.hokm.rules import PRESETS
 
 BOTS = {"random": "random", "heuristic": "heuristic"}
-IN_FLIGHT = 2  # matches at once: the local ladder's concurrency, and the tasks the Ray head keeps in flight
+IN_FLIGHT = 2  # matches at once: the local ladder's concurrency, and the matches the Ray head keeps in flight
 
 
 @dataclass
@@ -75,6 +88,7 @@ class Figures:
     rate: float  # matches a second, from the first match
     head_cpu: float  # CPU seconds of this process a match
     play_seconds: float  # a match's play, as its record's outcome says (bots ready to result)
+    processes: int  # bot processes the run started (local) or that played (Ray)
     parts: dict[str, float]  # CPU seconds a match, by step
     walls: dict[str, float]  # wall seconds a match, by step
 
@@ -87,12 +101,39 @@ def make_ladder(path: Path, seed: int, target: int) -> Path:
     return path
 
 
+class Processes:
+    """The bot processes of a run: started by the local ladder here, or reported by the Ray workers."""
+
+    def __init__(self) -> None:
+        self.started = 0
+        self.seen: set[tuple[str, int]] = set()  # (worker, pid) of each process a Ray match played in
+
+    def count_starts(self, start: Callable[..., Any]) -> Callable[..., Any]:
+        async def counted(*args: Any, **kwargs: Any) -> Any:
+            endpoint = await start(*args, **kwargs)
+            self.started += endpoint.failure is None
+            return endpoint
+
+        return counted
+
+    def count_played(self, call: Callable[..., Any]) -> Callable[..., Any]:
+        async def counted(workers: Any, what: str, keys: Any, method: str, *args: Any) -> Any:
+            reply = await call(workers, what, keys, method, *args)
+            if isinstance(reply, ray_cluster.TaskResult):
+                self.seen.update((reply.worker, pid) for pid in reply.pids if pid is not None)
+            return reply
+
+        return counted
+
+
 def play(path: Path, matches: int, concurrency: int, cluster: str | None) -> Figures:
-    cpu = Cpu()
-    originals = (ledger.plan_next, ledger.record, ray_cluster._write_record)
+    cpu, processes = Cpu(), Processes()
+    originals = (ledger.plan_next, ledger.record, ray_cluster._write_record, launch.start, ray_cluster.Workers.call)
     ledger.plan_next = cpu.timed("planning", ledger.plan_next)
     ledger.record = cpu.timed("storing and rating", ledger.record)
     ray_cluster._write_record = cpu.timed("writing the record", ray_cluster._write_record)
+    launch.start = processes.count_starts(launch.start)
+    ray_cluster.Workers.call = processes.count_played(ray_cluster.Workers.call)
     try:
         with folder.open_ladder(path) as ladder:
             state = RunState(Target(matches), concurrency, cluster=cluster)
@@ -104,10 +145,20 @@ def play(path: Path, matches: int, concurrency: int, cluster: str | None) -> Fig
                 raise SystemExit(f"the ladder stopped early: {state.finished}; {state.suspensions}")
             (seconds,) = ladder.store.db.execute("SELECT AVG(seconds) FROM matches").fetchone()
     finally:
-        ledger.plan_next, ledger.record, ray_cluster._write_record = originals
+        ledger.plan_next, ledger.record, ray_cluster._write_record, launch.start, ray_cluster.Workers.call = originals
     rate = state.played / state.playing_for
     each = {k: v / matches for k, v in cpu.spent.items()}
-    return Figures(rate, head / matches, seconds, each, {k: v / matches for k, v in cpu.wall.items()})
+    count = len(processes.seen) if cluster is not None else processes.started
+    return Figures(rate, head / matches, seconds, count, each, {k: v / matches for k, v in cpu.wall.items()})
+
+
+def on_ray(workers: int, path: Path, matches: int) -> Figures:
+    """The ladder on a local Ray cluster of ``workers`` CPUs, started for this run and shut down after it."""
+    ray.init(num_cpus=workers, include_dashboard=False, logging_level=logging.WARNING)
+    try:
+        return play(path, matches, IN_FLIGHT, "auto")
+    finally:
+        ray.shutdown()
 
 
 def medians(runs: list[Figures]) -> Figures:
@@ -115,9 +166,32 @@ def medians(runs: list[Figures]) -> Figures:
         statistics.median(r.rate for r in runs),
         statistics.median(r.head_cpu for r in runs),
         statistics.median(r.play_seconds for r in runs),
+        round(statistics.median(r.processes for r in runs)),
         {k: statistics.median(r.parts.get(k, 0.0) for r in runs) for k in runs[0].parts},
         {k: statistics.median(r.walls.get(k, 0.0) for r in runs) for k in runs[0].walls},
     )
+
+
+WAYS = ("local, 1 at once", f"local, {IN_FLIGHT} at once", "Ray, 1 worker", "Ray, 2 workers")
+
+
+def measure(args: argparse.Namespace) -> dict[str, list[Figures]]:
+    """Every way ``args.repeats`` times, taking turns, each run in a fresh folder."""
+    runs: dict[str, list[Figures]] = {way: [] for way in WAYS}
+    with tempfile.TemporaryDirectory(prefix="waraq-bench-ray-") as scratch:
+        made = 0
+
+        def fresh() -> Path:
+            nonlocal made
+            made += 1
+            return make_ladder(Path(scratch) / f"ladder-{made}", args.seed, args.target)
+
+        for _ in range(args.repeats):
+            runs[WAYS[0]].append(play(fresh(), args.matches, 1, None))
+            runs[WAYS[1]].append(play(fresh(), args.matches, IN_FLIGHT, None))
+            runs[WAYS[2]].append(on_ray(1, fresh(), args.matches))
+            runs[WAYS[3]].append(on_ray(2, fresh(), args.matches))
+    return runs
 
 
 def main() -> None:
@@ -127,48 +201,35 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--target", type=int, default=7, help="points a match is played to (default 7)")
     args = parser.parse_args()
-
-    found: dict[str, Figures] = {}
-    with tempfile.TemporaryDirectory(prefix="waraq-bench-ray-") as scratch:
-        runs = 0
-
-        def fresh() -> Path:
-            nonlocal runs
-            runs += 1
-            return make_ladder(Path(scratch) / f"ladder-{runs}", args.seed, args.target)
-
-        for concurrency in (1, IN_FLIGHT):
-            found[f"local, {concurrency} at once"] = medians(
-                [play(fresh(), args.matches, concurrency, None) for _ in range(args.repeats)]
-            )
-        for workers in (1, 2):
-            ray.init(num_cpus=workers, include_dashboard=False, logging_level="warning")
-            try:
-                found[f"Ray, {workers} worker{'s' * (workers > 1)}"] = medians(
-                    [play(fresh(), args.matches, IN_FLIGHT, "auto") for _ in range(args.repeats)]
-                )
-            finally:
-                ray.shutdown()
+    runs = measure(args)
+    found = {way: medians(figures) for way, figures in runs.items()}
 
     print(
         f"{args.matches} matches a run (random and heuristic, 4-player Hokm to {args.target}, duplicate deals), "
-        f"medians of {args.repeats} runs each:"
+        f"medians of {args.repeats} runs each; Ray's workers keep their bots warm:"
     )
-    print(f"  {'':22} {'matches/s':>10} {'s a match':>10} {'play s':>8} {'head CPU ms a match':>20}")
+    print(f"  {'':22} {'matches/s':>10} {'s a match':>10} {'play s':>8} {'head CPU ms a match':>20} {'processes':>10}")
     for name, f in found.items():
-        print(f"  {name:22} {f.rate:10.2f} {1 / f.rate:10.2f} {f.play_seconds:8.2f} {1000 * f.head_cpu:20.1f}")
-    local_1, ray_1, ray_2 = found["local, 1 at once"], found["Ray, 1 worker"], found["Ray, 2 workers"]
-    print(f"Ray 2 workers / local {IN_FLIGHT} at once: {ray_2.rate / found[f'local, {IN_FLIGHT} at once'].rate:.2f}")
+        print(
+            f"  {name:22} {f.rate:10.2f} {1 / f.rate:10.2f} {f.play_seconds:8.2f} {1000 * f.head_cpu:20.1f}"
+            f" {f.processes:10d}"
+        )
+    local_1, local_2, ray_1, ray_2 = (found[way] for way in WAYS)
+    paired = statistics.median(r.rate / here.rate for r, here in zip(runs[WAYS[3]], runs[WAYS[1]], strict=True))
+    print(
+        f"Ray 2 workers / local {IN_FLIGHT} at once: {ray_2.rate / local_2.rate:.2f} "
+        f"(the median of each repeat's ratio: {paired:.2f}; the goal: 0.9 or more)"
+    )
     print(f"Ray 2 workers / Ray 1 worker: {ray_2.rate / ray_1.rate:.2f}")
     overhead = 1 / ray_1.rate - 1 / local_1.rate
-    print(f"Ray's overhead a match (1 worker against the local ladder one at a time): {overhead:.2f} s")
+    print(f"Ray's cost a match (1 worker against the local ladder one at a time): {overhead:.2f} s")
     head = ray_2.head_cpu
     parts = ", ".join(
         f"{name} {1000 * cpu:.1f} ms ({1000 * ray_2.walls[name]:.1f} ms wall)" for name, cpu in ray_2.parts.items()
     )
     rest = head - sum(ray_2.parts.values())
     print(f"the head's CPU a match (Ray, 2 workers): {1000 * head:.1f} ms, of which {parts}; the rest, Ray's driver")
-    print(f"  (submitting the task, receiving its result) and the run's loop: {1000 * rest:.1f} ms")
+    print(f"  (sending the match to a worker, receiving its result) and the run's loop: {1000 * rest:.1f} ms")
     worker_match = 1 / ray_1.rate
     print(
         f"workers one head keeps busy: a worker's match ({worker_match:.2f} s) / the head's CPU a match = "
