@@ -173,7 +173,7 @@ async def build(command: str, upload: Path, out: Path, limits: BuildLimits = Bui
     if ending is Ending.BUILT and unpacked is not None:
         message = f"built in {seconds:.1f} s: {unpacked.files:,} files, {_mib(unpacked.bytes)}"
         return Built(ending, message, log.text(), seconds, unpacked)
-    _clear(out)
+    await asyncio.to_thread(_clear, out)
     return Built(ending, message, log.text(), seconds)
 
 
