@@ -1,8 +1,9 @@
 """Uploads: an author's archive received, built and checked in the background, and its versions.
 
 Each upload is a row of ``uploads`` (in ``ladder.sqlite``) and a folder
-``uploads/<id>/`` in the ladder folder: the archive as received, and
-``bot/``, the bot unpacked and built (with its build log and check report).
+``uploads/<id>/`` in the ladder folder: ``archive``, as received, and
+``files/``, the pipeline's folder (the upload unpacked, the bot built, its
+build log and check report).
 The submission pipeline (:mod:`waraq.ladder.submit.pipeline`) does the work,
 off the request: the author's page shows its stage until it ends, ready or
 refused with the reason.
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -30,15 +31,15 @@ from typing import Any
 from starlette.datastructures import UploadFile
 
 from waraq.ladder.storage.store import Store, now
-from waraq.ladder.submit.archive import ArchiveLimits
+from waraq.ladder.submit import pipeline
+from waraq.ladder.submit.pipeline import SubmitLimits
 from waraq.ladder.web.access import Refused
 from waraq.ladder.web.arena import Arena, ArenaError
 from waraq.ladder.web.people import Person
 
-pipeline: Any = None  # TEMPORARY until ladder/submit/pipeline.py lands
 UPLOADS = "uploads"  # in the ladder folder
 ARCHIVE = "archive"
-BOT = "bot"
+FILES = "files"
 BUILDS_AT_ONCE = 1
 WAITING_PER_AUTHOR = 3  # uploads of one author received and not yet ended
 FORM_OVERHEAD = 64 * 1024  # a multipart form's own bytes around the archive
@@ -70,6 +71,15 @@ class Stage(StrEnum):
         return self not in (Stage.RECEIVED, Stage.BUILDING)
 
 
+# Where the pipeline ended, as an upload's stage.
+STAGES = {
+    pipeline.Stage.READY: Stage.READY,
+    pipeline.Stage.REFUSED: Stage.REFUSED,
+    pipeline.Stage.BUILD_FAILED: Stage.BUILD_FAILED,
+    pipeline.Stage.CHECK_FAILED: Stage.CHECK_FAILED,
+}
+
+
 @dataclass(frozen=True)
 class Upload:
     id: int
@@ -82,18 +92,23 @@ class Upload:
     number: int = 0  # its place among its bot's uploads, from 1
     playing: bool = False
 
+    def files(self, folder: Path) -> Path:
+        """The pipeline's folder (ladder/submit/pipeline.py): the upload, the bot built, its logs."""
+        return folder / UPLOADS / str(self.id) / FILES
+
     def path(self, folder: Path) -> Path:
         """The unpacked, built bot: where it runs."""
-        return folder / UPLOADS / str(self.id) / BOT
+        files = self.files(folder)
+        return files / pipeline.BOT if (files / pipeline.BOT).is_dir() else files / pipeline.UPLOAD
 
     def with_playing(self, folder: Path, cwd: str | None) -> Upload:
         return Upload(**{**self.__dict__, "playing": cwd is not None and Path(cwd) == self.path(folder)})
 
     def build_log(self, folder: Path) -> str:
-        return _read(self.path(folder) / pipeline.BUILD_LOG)
+        return _read(self.files(folder) / pipeline.BUILD_LOG)
 
     def check_report(self, folder: Path) -> str:
-        return _read(self.path(folder) / pipeline.CHECK_REPORT)
+        return _read(self.files(folder) / pipeline.CHECK_TEXT)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -151,9 +166,9 @@ def _set(store: Store, upload_id: int, stage: Stage, message: str, **values: str
 
 
 class Uploads:
-    def __init__(self, arena: Arena, limits: ArchiveLimits | None = None) -> None:
+    def __init__(self, arena: Arena, limits: SubmitLimits | None = None) -> None:
         self.arena = arena
-        self.limits = limits or ArchiveLimits()
+        self.limits = limits or SubmitLimits()
         self.turns = asyncio.Semaphore(BUILDS_AT_ONCE)
         self.jobs: set[asyncio.Task] = set()
         store = arena.ladder.store
@@ -177,8 +192,8 @@ class Uploads:
         """Refuse an upload before its body is read: no size given, too big, or too many of the author's waiting."""
         if size is None or not size.isdigit():
             raise Refused(411, "an upload says its size (Content-Length)")
-        if int(size) > self.limits.archive_bytes + FORM_OVERHEAD:
-            raise Refused(413, f"an upload is at most {self.limits.archive_bytes >> 20} MiB")
+        if int(size) > self.limits.archive.archive_bytes + FORM_OVERHEAD:
+            raise Refused(413, f"an upload is at most {self.limits.archive.archive_bytes >> 20} MiB")
         waiting = [u for u in of_person(self.store, person.id) if not u.stage.ended]
         if len(waiting) >= WAITING_PER_AUTHOR:
             raise Refused(429, f"you have {len(waiting)} uploads waiting to be built: wait for them to end")
@@ -200,30 +215,29 @@ class Uploads:
         return upload_id
 
     async def _build(self, upload_id: int, person: Person) -> None:
+        folder = self.arena.folder / UPLOADS / str(upload_id)
+        ladder = self.arena.ladder
         async with self.turns:
             _set(self.store, upload_id, Stage.BUILDING, "unpacking, building and checking")
-            folder = self.arena.folder / UPLOADS / str(upload_id)
-            config = self.arena.ladder.config
+            (folder / FILES).mkdir()
             result = await pipeline.submit(
                 folder / ARCHIVE,
-                folder / BOT,
-                game=config.game,
-                rules=config.rules,
+                folder / FILES,
+                game=ladder.config.game,
+                rules=ladder.config.rules,
+                # The ladder's sandbox, its folder hidden (the check runs the bot as the ladder will).
+                confinement=ladder.config.sandbox.confinement((ladder.folder,)),
                 limits=self.limits,
-                accept_name=lambda name: self._name_problem(name, person),
             )
-        stage = {
-            pipeline.Stage.READY: Stage.READY,
-            pipeline.Stage.REFUSED: Stage.REFUSED,
-            pipeline.Stage.BUILD_FAILED: Stage.BUILD_FAILED,
-            pipeline.Stage.CHECK_FAILED: Stage.CHECK_FAILED,
-        }[result.stage]
-        base = result.manifest.name if result.manifest is not None and stage is not Stage.REFUSED else None
+        stage = STAGES[result.stage]
+        base = result.manifest.name if result.manifest is not None else None
+        if base is not None and (problem := self._name_problem(base, person)) is not None:
+            stage, result = Stage.REFUSED, replace(result, message=problem)
         spec = result.bot.spec if result.bot is not None else None
-        _set(self.store, upload_id, stage, result.message, base=base, spec=spec)
-        if stage is Stage.READY and base is not None and spec is not None:
+        _set(self.store, upload_id, stage, result.message, base=base if stage is not Stage.REFUSED else None, spec=spec)
+        if stage is Stage.READY and base is not None and spec is not None and result.bot is not None:
             try:
-                self.arena.play_version(base, spec, folder / BOT, person)
+                self.arena.play_version(base, spec, Path(result.bot.cwd), person)
             except ArenaError as error:  # its name was taken while it was built
                 _set(self.store, upload_id, Stage.REFUSED, str(error), base=None)
 

@@ -80,6 +80,18 @@ class Browser:
         page.goto(url, wait_until="load")
         return opened
 
+    def visit(self, url: str, *, width: int = 1280, height: int = 900) -> Opened:
+        """A person of their own (a fresh context: their own cookies) at ``url`` of a real server."""
+        context = self._browser.new_context(viewport={"width": width, "height": height})
+        self._contexts.append(context)
+        page = context.new_page()
+        opened = Opened(page)
+        page.on("request", lambda request: opened.requests.append(request.url))
+        page.on("pageerror", lambda error: opened.errors.append(str(error)))
+        page.on("console", lambda message: message.type == "error" and opened.console_errors.append(message.text))
+        page.goto(url, wait_until="load")
+        return opened
+
     def close_pages(self) -> None:
         for context in self._contexts:
             context.close()

@@ -145,3 +145,28 @@ def shown_secret(html: str) -> str:
     found = re.search(r'id="secret">([^<]+)<', html)
     assert found is not None, html[:2000]
     return found.group(1)
+
+
+STARTERS = ROOT / "sample_bots" / "starters"
+MANIFESTS = {  # the waraq-bot.toml an author writes beside each starter kit
+    "python": 'name = "{name}"\ngames = ["hokm", "hand"]\nrun = "python3 bot.py --unix {{socket}}"\n',
+    "js": 'name = "{name}"\ngames = ["hokm", "hand"]\nrun = "node bot.js --port {{port}}"\n',
+}
+
+
+def starter_archive(kit: str, name: str) -> bytes:
+    """A starter kit as its author uploads it: a zip of its folder under one top folder (as GitHub's are),
+    with a waraq-bot.toml; the JavaScript kit with its node_modules and the contract beside bot.js."""
+    import io
+    import zipfile
+
+    folder = STARTERS / kit
+    data = io.BytesIO()
+    with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts and ".venv" not in path.parts:
+                archive.write(path, f"{name}/{path.relative_to(folder)}")
+        archive.writestr(f"{name}/waraq-bot.toml", MANIFESTS[kit].format(name=name))
+        if kit == "js":
+            archive.write(ROOT / "protocol" / "waraq" / "v1" / "bot.proto", f"{name}/bot.proto")
+    return data.getvalue()

@@ -10,6 +10,8 @@ and version, with markup in them) are text on every page.
 
 from __future__ import annotations
 
+import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -17,7 +19,7 @@ import sys
 import httpx
 import pytest
 
-from tests.support import ladders
+from tests.support import TEST_BOTS, ladders
 from tests.support.web import PASSWORD, Served, csrf_of, serve, sign_in
 from waraq.ladder.play import folder as ladder_folder
 from waraq.ladder.web import credentials, people
@@ -31,7 +33,10 @@ ROLES = ("anonymous", "A", "B", "organiser")
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    folder = ladders.make(tmp_path_factory.mktemp("matrix") / "arena", {"rnd": "random", "heur": "heuristic"})
+    bad = f"{sys.executable} {TEST_BOTS / 'misbehaving.py'} illegal --at 3 --unix {{socket}}"
+    folder = ladders.make(
+        tmp_path_factory.mktemp("matrix") / "arena", {"rnd": "random", "heur": "heuristic", "bad": bad}
+    )
     waraq = [sys.executable, "-m", "waraq.referee.cli.main"]
     subprocess.run([*waraq, "ladder", "run", "-C", str(folder), "--matches", "4", "--quiet"], check=True)
     hashed = credentials.hash_password(PASSWORD)
@@ -45,6 +50,7 @@ def served(tmp_path_factory):
         with store.transaction():
             people.set_owner(store, "rnd", made["ann"].id)
             people.set_owner(store, "heur", made["bob"].id)
+            people.set_owner(store, "bad", made["ann"].id)
             entry = store.current_entry("rnd")
             store.set_identity(entry.id, entry.spec, (HOSTILE, HOSTILE, entry.files_hash))
     running = serve(folder, "--matches", "4")  # the 4 are played: nothing more is planned
@@ -170,3 +176,16 @@ def test_strings_a_bot_chose_are_text_on_every_page(served, clients):
     shown = clients["anonymous"].get("/bots/rnd").text
     assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in shown
     assert clients["anonymous"].get("/api/bots/rnd").json()["versions"][0]["hello_name"] == HOSTILE
+
+
+def test_a_seat_page_holds_that_matchs_faults_and_the_bots_output_during_it(served, clients):
+    match, seat = seat_of(served, "bad")
+    shown = clients["A"].get(f"/api/me/matches/{match}/seats/{seat}").json()
+    assert [f["code"] for f in shown["faults"]] == ["illegal_action"]
+    db = sqlite3.connect(served.folder / "ladder.sqlite")
+    record = db.execute("SELECT record FROM matches WHERE id = ?", (match,)).fetchone()[0]
+    db.close()
+    header = json.loads((served.folder / record).read_text().splitlines()[0])
+    # The bot says which match it misbehaved in: its output during this match names this match only.
+    told = re.findall(r"misbehaving \(illegal\) at seq \d+ of (\S+)", shown["log"])
+    assert told == [header["match_id"]], shown["log"]
