@@ -1,0 +1,132 @@
+"""Uploads through a real ``waraq serve``: what a stranger's archive gets, told to its author, and what is left.
+
+The unpacking, the manifest and the build are tried one by one in
+tests/submit; here they are reached the way an author reaches them, through
+the API with a token, and the server's answers and pages are checked.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import socket
+import sqlite3
+import time
+import zipfile
+
+import httpx
+import pytest
+
+from tests.support import ladders
+from tests.support.web import Served, invite_link, join, post_form, serve, shown_secret, sign_in, starter_archive
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    folder = ladders.make(tmp_path_factory.mktemp("uploads") / "arena", {})
+    running = serve(folder)
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def author(served: Served) -> httpx.Client:
+    organiser = join(served, served.invite, "olga")
+    client = join(served, invite_link(organiser), "ann")
+    token = shown_secret(post_form(client, "/me", "/me/api-tokens", label="uploads").text)
+    client.headers["Authorization"] = f"Bearer {token}"
+    return client
+
+
+def zipped(members: dict[str, str]) -> bytes:
+    data = io.BytesIO()
+    with zipfile.ZipFile(data, "w") as archive:
+        for name, text in members.items():
+            archive.writestr(name, text)
+    return data.getvalue()
+
+
+def raw(served: Served, request: str) -> str:
+    """One request written by hand (what no client library will send), and the answer's first bytes."""
+    host, port = served.url.removeprefix("http://").rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=30) as connection:
+        connection.sendall(request.encode())
+        return connection.recv(65536).decode("utf-8", "replace")
+
+
+def send(author: httpx.Client, archive: bytes) -> httpx.Response:
+    return author.post("/api/me/uploads", files={"archive": ("bot.zip", archive)})
+
+
+def ended(author: httpx.Client, status: str, timeout: float = 120.0) -> dict:
+    deadline = time.monotonic() + timeout
+    while True:
+        found = author.get(status).json()
+        if found["stage"] not in ("received", "building"):
+            return found
+        assert time.monotonic() < deadline, found
+        time.sleep(0.2)
+
+
+def test_an_archive_that_escapes_is_refused_with_a_line_and_leaves_nothing(served: Served, author):
+    sent = send(author, zipped({"../../escaped.txt": "out", "waraq-bot.toml": "x"}))
+    assert sent.status_code == 202
+    found = ended(author, sent.json()["status"])
+    assert found["stage"] == "refused" and "escaped.txt" in found["message"]
+    assert not list(served.folder.parent.rglob("escaped.txt"))
+    upload = served.folder / "uploads" / str(found["upload"]) / "files" / "upload"
+    assert list(upload.iterdir()) == []
+
+
+def test_a_manifest_with_markup_is_refused_and_shown_as_text(served: Served, author):
+    manifest = 'name = "<script>alert(1)</script>"\ngames = ["hokm"]\nrun = "python3 bot.py --port {port}"\n'
+    sent = send(author, zipped({"waraq-bot.toml": manifest, "bot.py": ""}))
+    found = ended(author, sent.json()["status"])
+    assert found["stage"] == "refused" and "name" in found["message"]
+    page = author.get(f"/me/uploads/{found['upload']}").text
+    assert "<script>alert(1)</script>" not in page and "&lt;script&gt;" in page
+    assert "<script>alert" not in author.get("/me").text
+
+
+def test_an_upload_too_big_or_of_no_size_is_refused_before_it_is_read(served: Served, author):
+    token = author.headers["Authorization"]
+    head = f"POST /api/me/uploads HTTP/1.1\r\nHost: x\r\nAuthorization: {token}\r\n"
+    head += "Content-Type: multipart/form-data; boundary=b\r\n"
+    # It says 65 MiB and sends 10 bytes: the answer comes before the server waits for the rest.
+    big = raw(served, head + f"Content-Length: {65 << 20}\r\n\r\n" + "x" * 10)
+    assert big.startswith("HTTP/1.1 413") and "at most 64 MiB" in big
+
+    def chunks():
+        yield b"--b\r\n"
+
+    unsized = author.post(
+        "/api/me/uploads", content=chunks(), headers={"Content-Type": "multipart/form-data; boundary=b"}
+    )
+    assert unsized.status_code == 411
+
+
+def test_a_form_upload_needs_its_csrf_value(served: Served, author):
+    signed_in = sign_in(served, "ann")  # a session cookie, no token: the form must carry its CSRF value
+    refused = signed_in.post("/me/uploads", files={"archive": ("bot.zip", zipped({"a": "b"}))})
+    assert refused.status_code == 403
+    assert served.client().post("/me/uploads", files={"archive": ("bot.zip", b"PK")}).status_code == 401
+
+
+@pytest.mark.slow
+@pytest.mark.system("sandbox")
+def test_a_bot_that_fails_check_bot_is_told_why_and_never_plays(served: Served, author):
+    # The Python starter, changed to play a card no deck holds at every decision: a fault at once.
+    archive = zipfile.ZipFile(io.BytesIO(starter_archive("python", "cheat")))
+    members = {info.filename: archive.read(info).decode("utf-8", "replace") for info in archive.infolist()}
+    bot = members["cheat/bot.py"]
+    assert "def decide(" in bot
+    cheat = r'\1\n    return pb.Action(card="1Z"), "cheating"'
+    members["cheat/bot.py"] = re.sub(r"(def decide\([^)]*\)[^:]*:)", cheat, bot, count=1)
+    sent = send(author, zipped(members))
+    found = ended(author, sent.json()["status"], timeout=300)
+    assert found["stage"] == "check failed", found
+    report = author.get(f"/api/me/uploads/{found['upload']}").json()["check"]
+    assert "fail" in report
+    db = sqlite3.connect(served.folder / "ladder.sqlite")
+    assert db.execute("SELECT COUNT(*) FROM bots WHERE base = 'cheat'").fetchone()[0] == 0
+    db.close()
