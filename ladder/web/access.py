@@ -9,7 +9,7 @@ site either). A request with an API token carries no ambient credential and
 needs none.
 
 The rules of who may see and do what are the functions at the bottom; every
-route asks one of them, and tests/web/test_authorisation.py tries each route
+route asks one of them, and tests/ladder/web/test_authorisation.py tries each route
 as each kind of visitor.
 """
 

@@ -1,7 +1,7 @@
 """Uploads through a real ``waraq serve``: what a stranger's archive gets, told to its author, and what is left.
 
 The unpacking, the manifest and the build are tried one by one in
-tests/submit; here they are reached the way an author reaches them, through
+tests/ladder/submit; here they are reached the way an author reaches them, through
 the API with a token, and the server's answers and pages are checked.
 """
 
@@ -51,7 +51,14 @@ def raw(served: Served, request: str) -> str:
     host, port = served.url.removeprefix("http://").rsplit(":", 1)
     with socket.create_connection((host, int(port)), timeout=30) as connection:
         connection.sendall(request.encode())
-        return connection.recv(65536).decode("utf-8", "replace")
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            answer += connection.recv(65536)
+        head, _, body = answer.partition(b"\r\n\r\n")
+        size = int(re.search(rb"content-length: (\d+)", head, re.IGNORECASE).group(1))
+        while len(body) < size:
+            body += connection.recv(65536)
+        return (head + b"\r\n\r\n" + body).decode("utf-8", "replace")
 
 
 def send(author: httpx.Client, archive: bytes) -> httpx.Response:
