@@ -38,10 +38,10 @@ import urllib.parse
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from waraq.ladder.storage.side_tables import DIAL_INS, MATCH_LOGS, SideTables, now
 from waraq.referee.match.faults import FaultCode, FaultKind
 
 SCHEMA_VERSION = 2
@@ -60,38 +60,6 @@ DAMAGED = "it is not a whole ladder database; put back a copy of it"
 # id is its alias, and the match id the bots see is made from that (ladder/play/planned_match.py). Made too in a
 # database of this schema from before it, when first opened to write: no planning ever repeated a seating.
 IDENTITY = "CREATE UNIQUE INDEX IF NOT EXISTS matches_by_identity ON matches (deal, position);"
-
-# Dial-in bots (waraq.referee.lobby): each one's token, as its digest only, and who is connected now. Made
-# when a database is opened to write, as IDENTITY is: a Waraq that does not know them leaves them be, and
-# one that does reads a database without them as holding no token and no connection.
-DIAL_INS = """
-CREATE TABLE IF NOT EXISTS tokens (
-    base TEXT PRIMARY KEY,              -- the bot's name in ladder.toml: a token seats every version of it
-    digest TEXT NOT NULL UNIQUE,        -- sha256 of the token (waraq.referee.lobby.tokens.digest), never the token
-    made TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS connections (  -- the dial-in bots connected to the running ladder's lobby
-    base TEXT PRIMARY KEY,
-    since TEXT NOT NULL,
-    peer TEXT NOT NULL,                 -- as gRPC names it: "ipv4:203.0.113.7:51234"
-    streams INTEGER NOT NULL,
-    run_pid INTEGER NOT NULL            -- the `ladder run` that saw it: a row of a run that died is stale
-);
-"""
-
-# Where each launched seat's output of a match is: the byte range of its process's log (logs/ in the ladder
-# folder) from the match's start to its end. A process plays several matches (and, with concurrency, several
-# at once): the range holds what it wrote while this match was played. Made as DIAL_INS is.
-MATCH_LOGS = """
-CREATE TABLE IF NOT EXISTS match_logs (
-    match_id INTEGER NOT NULL REFERENCES matches (id),
-    seat INTEGER NOT NULL,
-    log TEXT NOT NULL,                  -- relative to the ladder folder
-    start INTEGER NOT NULL,
-    end INTEGER NOT NULL,
-    PRIMARY KEY (match_id, seat)
-);
-"""
 
 SCHEMA = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -180,10 +148,6 @@ def problem(path: Path, error: sqlite3.Error) -> str:
     return f"{path}: {error}"
 
 
-def now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
 # --- rows --------------------------------------------------------------------------------------
 
 
@@ -258,7 +222,7 @@ class Outcome:
 # --- the store ---------------------------------------------------------------------------------
 
 
-class Store:
+class Store(SideTables):
     def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
         self.db = connection
         self.path = path
@@ -376,10 +340,6 @@ class Store:
         finally:
             self._depth = 0
             self.db.execute("COMMIT")
-
-    def _in_transaction(self) -> None:
-        if not self._depth:
-            raise RuntimeError("a change to the ladder database outside a transaction")
 
     # -- meta ------------------------------------------------------------------------------
 
@@ -783,75 +743,6 @@ class Store:
         return rows
 
     # -- bot processes of a run ------------------------------------------------------------
-
-    # -- dial-in bots ----------------------------------------------------------------------------
-
-    def set_token(self, base: str, digest: str) -> None:
-        """Give ``base`` the token of this digest, in place of any it had."""
-        self._in_transaction()
-        self.db.execute(
-            "INSERT INTO tokens (base, digest, made) VALUES (?, ?, ?)"
-            " ON CONFLICT (base) DO UPDATE SET digest = excluded.digest, made = excluded.made",
-            (base, digest, now()),
-        )
-
-    def drop_token(self, base: str) -> None:
-        self._in_transaction()
-        self.db.execute("DELETE FROM tokens WHERE base = ?", (base,))
-
-    def bot_of_digest(self, digest: str) -> str | None:
-        """The bot a token of this digest seats (its name in ladder.toml), or None."""
-        try:
-            row = self.db.execute("SELECT base FROM tokens WHERE digest = ?", (digest,)).fetchone()
-        except sqlite3.OperationalError:  # read-only, a database from before dial-in bots: no token
-            return None
-        return row[0] if row else None
-
-    def token_holders(self) -> list[str]:
-        """The bots that hold a token."""
-        try:
-            return [row[0] for row in self.db.execute("SELECT base FROM tokens ORDER BY base")]
-        except sqlite3.OperationalError:  # read-only, a database from before dial-in bots
-            return []
-
-    def set_connection(self, base: str, since: str, peer: str, streams: int, run_pid: int) -> None:
-        self._in_transaction()
-        self.db.execute(
-            "INSERT OR REPLACE INTO connections (base, since, peer, streams, run_pid) VALUES (?, ?, ?, ?, ?)",
-            (base, since, peer, streams, run_pid),
-        )
-
-    def drop_connection(self, base: str | None = None) -> None:
-        """Forget ``base``'s connection (None: every one)."""
-        self._in_transaction()
-        if base is None:
-            self.db.execute("DELETE FROM connections")
-        else:
-            self.db.execute("DELETE FROM connections WHERE base = ?", (base,))
-
-    def connections(self) -> dict[str, tuple[str, str, int, int]]:
-        """By bot: (since, peer, streams, the run's pid), as the running ladder last wrote them."""
-        try:
-            rows = self.db.execute("SELECT base, since, peer, streams, run_pid FROM connections").fetchall()
-        except sqlite3.OperationalError:  # read-only, a database from before dial-in bots
-            return {}
-        return {base: (since, peer, streams, pid) for base, since, peer, streams, pid in rows}
-
-    def save_match_logs(self, match_id: int, spans: Iterable[tuple[int, str, int, int]]) -> None:
-        """(seat, log, start, end) for each launched seat of a match."""
-        self._in_transaction()
-        self.db.executemany(
-            "INSERT OR REPLACE INTO match_logs VALUES (?, ?, ?, ?, ?)", [(match_id, *span) for span in spans]
-        )
-
-    def match_log(self, match_id: int, seat: int) -> tuple[str, int, int] | None:
-        """The seat's log of the match: (log, start, end), or None (not launched here, or before logs were kept)."""
-        if not self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'match_logs'").fetchone():
-            return None  # a database opened read-only that no writer of this version opened yet
-        row = self.db.execute(
-            "SELECT log, start, end FROM match_logs WHERE match_id = ? AND seat = ?", (match_id, seat)
-        ).fetchone()
-        return (row[0], row[1], row[2]) if row else None
 
     def remember_process(self, pid: int, cmdline: str) -> None:
         with self.transaction():
