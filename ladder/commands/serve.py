@@ -16,12 +16,14 @@ import asyncio
 import importlib.util
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
 from waraq.ladder.commands.cli import lobby_of
 from waraq.ladder.play import cluster, folder
 from waraq.ladder.play.cluster import ClusterError
+from waraq.ladder.play.scheduler import RunState
 from waraq.ladder.storage import key_file
 from waraq.ladder.storage.config import ConfigError
 from waraq.ladder.storage.store import StoreError
@@ -80,35 +82,11 @@ def main(args: argparse.Namespace, console: Console) -> int:
         print_error(f"waraq serve needs the serve extra ({', '.join(missing)} missing): pip install 'waraq[serve]'")
         return 2
     from waraq.ladder.web import server  # only here: the web stack is an extra
-    from waraq.ladder.web.arena import ServeSettings
 
     try:
         cluster.check(args.ray)
         with folder.open_ladder(args.folder) as ladder:
-            settings = ServeSettings(
-                concurrency=args.concurrency,
-                keep_playing=args.keep_playing,
-                matches=args.matches,
-                per_hour=args.per_hour,
-                bots_per_author=args.bots_per_author,
-                cluster=args.ray,
-                lobby=lobby_of(args, ladder),
-            )
-            http = server.HttpSettings(
-                args.http, args.public_url.rstrip("/"), args.secure_cookies, args.proxy_headers, args.insecure
-            )
-            _, made = key_file.ensure(ladder.folder, ladder.store)
-            if made is not None:
-                console.print(made, style="yellow", highlight=False, markup=False, soft_wrap=True)
-            sock = server.bind(http)
-
-            def ready(site) -> None:
-                console.print(f"waraq serve: {site.public_url} (ladder {ladder.folder})", highlight=False, markup=False)
-                if args.init_admin:
-                    link = server.admin_link(ladder, site.public_url)
-                    console.print(f"organiser invite, once: {link}", highlight=False, markup=False, soft_wrap=True)
-
-            state = asyncio.run(server.serve(ladder, settings, http, sock, ready))
+            state = _serve(args, console, ladder)
     except (ConfigError, StoreError, ClusterError, RecordError, server.ListenError, ValueError) as error:
         print_error(str(error))
         return 2
@@ -117,3 +95,39 @@ def main(args: argparse.Namespace, console: Console) -> int:
         return 1
     console.print(f"stopped: {state.played} matches played", highlight=False, markup=False)
     return 0
+
+
+def _serve(args: argparse.Namespace, console: Console, ladder: folder.Ladder) -> RunState:
+    from waraq.ladder.web import server
+    from waraq.ladder.web.arena import ServeSettings
+
+    settings = ServeSettings(
+        concurrency=args.concurrency,
+        keep_playing=args.keep_playing,
+        matches=args.matches,
+        per_hour=args.per_hour,
+        bots_per_author=args.bots_per_author,
+        cluster=args.ray,
+        lobby=lobby_of(args, ladder),
+    )
+    http = server.HttpSettings(
+        args.http, args.public_url.rstrip("/"), args.secure_cookies, args.proxy_headers, args.insecure
+    )
+    _, made = key_file.ensure(ladder.folder, ladder.store)
+    if made is not None:
+        say(console, made, style="yellow")
+    sock = server.bind(http)
+
+    def ready(site: Any) -> None:
+        say(console, f"waraq serve: {site.public_url} (ladder {ladder.folder})")
+        if args.init_admin:
+            say(console, f"organiser invite, once: {server.admin_link(ladder, site.public_url)}")
+
+    return asyncio.run(
+        server.serve(ladder, settings, http, sock, ready, lambda at: say(console, f"dial-in bots dial {at}"))
+    )
+
+
+def say(console: Console, line: str, style: str = "") -> None:
+    """One line as it is, never wrapped (a test or a script reads the address and the link from it)."""
+    console.print(line, style=style, highlight=False, markup=False, soft_wrap=True)

@@ -164,7 +164,7 @@ class Scheduler:
         if self.store.connections():  # (a write only when there is one: a full disk is met where it was)
             with self.store.transaction():
                 self.store.drop_connection()
-        if not self.dial_ins:
+        if not self.dial_ins and not self.state.service:  # a service run's authors may register one later
             return
         settings = self.config.lobby
         wanted = self.state.lobby or LobbyConfig(settings.address or LOOPBACK, None, settings.grace_s)
@@ -173,7 +173,8 @@ class Scheduler:
         loop = asyncio.get_running_loop()
         self.lobby_opened = loop.time()
         loop.call_later(self.lobby.grace_s, self.wake.set)  # matches a killed run left for them: cancelled then
-        self.note(f"lobby on {address}{' (TLS)' if wanted.tls else ''} for {', '.join(sorted(self.dial_ins))}")
+        bots = ", ".join(sorted(self.dial_ins)) or "the dial-in bots to come"
+        self.note(f"lobby on {address}{' (TLS)' if wanted.tls else ''} for {bots}")
         if self.state.on_lobby is not None:
             self.state.on_lobby(address)
 
@@ -551,6 +552,9 @@ class Scheduler:
         it up before it plans again. ``config``: ladder.toml as it is now, if that changed."""
         if config is not None:
             self.config = config
+            # At once, not at the refresh: a bot given its token dials as soon as its author has it.
+            self.dial_ins.clear()
+            self.dial_ins.update(b.name for b in config.bots if b.bot_spec.kind is SpecKind.DIAL_IN)
         self.roster_changed = True
         self.wake.set()
 
@@ -561,8 +565,6 @@ class Scheduler:
         self.roster_changed = False
         store = self.store
         bots = {bot.name: bot for bot in self.config.bots}
-        self.dial_ins.clear()
-        self.dial_ins.update(name for name, bot in bots.items() if bot.bot_spec.kind is SpecKind.DIAL_IN)
         with store.transaction():
             for bot in self.config.bots:
                 if store.current_entry(bot.name) is None:

@@ -18,6 +18,7 @@ start goes on.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,7 +53,9 @@ class ArenaError(ValueError):
 
 
 class Arena:
-    def __init__(self, ladder: Ladder, settings: ServeSettings) -> None:
+    def __init__(
+        self, ladder: Ladder, settings: ServeSettings, on_lobby: Callable[[str], None] = lambda address: None
+    ) -> None:
         self.ladder = ladder
         self.settings = settings
         people.prepare(ladder.store)
@@ -67,6 +70,7 @@ class Arena:
         )
         self.scheduler = self._scheduler()
         self.lobby_address: str | None = None
+        self.on_lobby = on_lobby
         self.state.on_lobby = self._lobby_opened
 
     def _scheduler(self) -> Scheduler:
@@ -79,6 +83,7 @@ class Arena:
 
     def _lobby_opened(self, address: str) -> None:
         self.lobby_address = address
+        self.on_lobby(address)
 
     @property
     def folder(self) -> Path:

@@ -91,9 +91,11 @@ async def serve(
     http: HttpSettings,
     sock: socket.socket,
     on_ready: Callable[[Site], None] = lambda site: None,
+    on_lobby: Callable[[str], None] = lambda address: None,
 ) -> RunState:
-    """Play and serve until stopped; the run's state."""
-    arena = Arena(ladder, settings)
+    """Play and serve until stopped; the run's state. ``on_lobby``: told where dial-in bots dial, once the
+    lobby listens."""
+    arena = Arena(ladder, settings, on_lobby)
     views = Views(ladder.folder, str(ladder.config.rules.describe()))
     site = Site(
         arena,

@@ -43,6 +43,14 @@ class Served:
             rest, _ = self.process.communicate()
         return "\n".join(self.lines) + "\n" + (rest or "")
 
+    def line(self, prefix: str, timeout: float = 60.0) -> str:
+        """The first line of its output that starts with ``prefix``, once it has printed it."""
+        deadline = time.monotonic() + timeout
+        while not (found := [line for line in list(self.lines) if line.startswith(prefix)]):
+            assert time.monotonic() < deadline and self.process.poll() is None, "\n".join(self.lines)
+            time.sleep(0.05)
+        return found[0]
+
     def kill(self) -> None:
         self.process.kill()
         self.process.communicate()

@@ -13,9 +13,11 @@ import httpx
 import pytest
 
 from tests.support import TEST_BOTS, ladders
-from tests.support.web import PASSWORD, Served, csrf_of, join, post_form, serve
+from tests.support.dial_in import Kit, python_kit
+from tests.support.web import PASSWORD, Served, csrf_of, invite_link, join, post_form, serve, shown_secret
 
 pytestmark = pytest.mark.slow
+__all__ = ["python_kit"]  # a fixture, used by name
 
 BOTS = {"rnd": "random", "heur": "heuristic", "grd": "greedy"}
 
@@ -192,4 +194,29 @@ def test_a_bot_at_its_hourly_bound_is_planned_no_more(tmp_path):
         assert set(counts) == set(BOTS) and all(count >= 20 for count in counts.values())
         assert 0 <= batch <= 16, counts
     finally:
+        served.stop()
+
+
+def test_an_authors_dial_in_bot_registered_on_the_web_dials_and_plays(tmp_path, python_kit):
+    folder = ladders.make(tmp_path / "arena", {"rnd": "random", "heur": "heuristic"})
+    served = serve(folder, "--keep-playing", "--per-hour", "100000")
+    kit = None
+    try:
+        address = served.line("dial-in bots dial ").removeprefix("dial-in bots dial ")
+        organiser = join(served, served.invite, "olga")
+        author = join(served, invite_link(organiser), "ann")
+        made = post_form(author, "/me", "/me/dial-ins", name="dialler")
+        assert address in made.text  # the page says where to dial
+        kit = Kit(python_kit, address, shown_secret(made.text))
+        public = served.client()
+        wait_for(
+            lambda: any(
+                r["base"] == "dialler" and r["matches"] > 0 for r in public.get("/api/standings").json()["standings"]
+            ),
+            what="the dial-in bot to play",
+        )
+        assert "dialler" in str(author.get("/api/me").json()["bots"])
+    finally:
+        if kit is not None:
+            kit.stop()
         served.stop()
