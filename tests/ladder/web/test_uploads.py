@@ -137,3 +137,44 @@ def test_a_bot_that_fails_check_bot_is_told_why_and_never_plays(served: Served, 
     db = sqlite3.connect(served.folder / "ladder.sqlite")
     assert db.execute("SELECT COUNT(*) FROM bots WHERE base = 'cheat'").fetchone()[0] == 0
     db.close()
+
+
+def starter_members(name: str) -> dict[str, str]:
+    archive = zipfile.ZipFile(io.BytesIO(starter_archive("python", name)))
+    return {info.filename: archive.read(info).decode("utf-8", "replace") for info in archive.infolist()}
+
+
+def entries(author: httpx.Client, base: str, count: int, timeout: float = 60.0) -> dict[str, str]:
+    """The bot's entries (versions the ladder rated) and their status, once there are ``count`` of them and
+    one is active."""
+    deadline = time.monotonic() + timeout
+    while True:
+        answer = author.get(f"/api/bots/{base}")
+        if answer.status_code == 200:
+            found = {v["entry"]: v["status"] for v in answer.json()["versions"]}
+            if len(found) == count and "active" in found.values():
+                return found
+        assert time.monotonic() < deadline, answer.text
+        time.sleep(0.2)
+
+
+@pytest.mark.slow
+@pytest.mark.system("sandbox")
+def test_each_upload_is_a_version_and_an_earlier_one_plays_again_with_its_entry(served: Served, author):
+    first = ended(author, send(author, zipped(starter_members("twice"))).json()["status"])
+    assert first["stage"] == "ready", first
+    assert entries(author, "twice", 1) == {"twice": "active"}
+    changed = starter_members("twice")
+    changed["twice/bot.py"] += "\n# the second version\n"
+    second = ended(author, send(author, zipped(changed)).json()["status"])
+    assert second["stage"] == "ready" and second["version"] == 2, second
+    assert entries(author, "twice", 2) == {"twice": "retired", "twice.v2": "active"}
+    # The author chooses the first again: it goes on as its own entry, the second is retired.
+    chosen = post_form(sign_in(served, "ann"), "/me", f"/me/uploads/{first['upload']}/play")
+    assert chosen.status_code == 303
+    deadline = time.monotonic() + 60
+    while entries(author, "twice", 2) != {"twice": "active", "twice.v2": "retired"}:
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    playing = [u for bot in author.get("/api/me").json()["bots"] for u in bot["versions"] if u["playing"]]
+    assert [u["upload"] for u in playing] == [first["upload"]]
