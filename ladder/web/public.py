@@ -274,7 +274,8 @@ class Public:
 
         async def stream():
             shown = -1
-            while not await request.is_disconnected():
+            # Until the visitor leaves or the server stops (an open stream would hold its shutdown up).
+            while not await request.is_disconnected() and not self.site.arena.state.stopping:
                 snapshot = await self.site.views.current()
                 if snapshot.version != shown:
                     shown = snapshot.version

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import subprocess
+import sys
 
 import pytest
 
@@ -154,3 +156,35 @@ def test_every_page_carries_a_content_security_policy(served: Served, organiser)
         assert "default-src 'none'" in policy and "script-src 'self'" in policy, path
         assert answer.headers["x-content-type-options"] == "nosniff"
         assert answer.headers["referrer-policy"] == "no-referrer"
+
+
+def test_an_author_has_at_most_three_bots_and_no_name_of_anothers(served: Served, organiser):
+    author = join(served, invite_link(organiser), "hal")
+    for name in ("h1", "h2", "h3"):
+        made = post_form(author, "/me", "/me/dial-ins", name=name)
+        assert made.status_code == 200 and 'id="secret"' in made.text, made.text
+    fourth = post_form(author, "/me", "/me/dial-ins", name="h4")
+    assert fourth.status_code == 400 and "at most 3 bots" in fourth.text
+    other = join(served, invite_link(organiser), "ivy")
+    taken = post_form(other, "/me", "/me/dial-ins", name="h1")
+    assert taken.status_code == 400 and "there is a bot &#39;h1&#39; here already" in taken.text
+    assert post_form(other, "/me", "/me/bots/h1/token").status_code == 404
+
+
+def test_a_busy_port_or_an_open_address_is_refused_in_one_line(served: Served, tmp_path):
+    port = served.url.rsplit(":", 1)[1]
+    folder = ladders.make(tmp_path / "other", {})
+    for http, expected in (
+        (f"127.0.0.1:{port}", f"--http '127.0.0.1:{port}': cannot listen there"),
+        ("0.0.0.0:0", "--http '0.0.0.0:0' is not loopback"),
+        ("nowhere", "--http 'nowhere': expected HOST:PORT"),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "waraq.referee.cli.main", "serve", str(folder), "--http", http],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 2, done
+        assert expected in done.stderr and "Traceback" not in done.stderr, done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
