@@ -112,6 +112,9 @@ class Author:
         base = request.path_params["base"]
         person = access.owner(viewer, self.site.store, base)
         await self.site.form(request, viewer)
+        bot = self.site.arena.ladder.config.bot(base)
+        if bot is None or bot.bot_spec.kind is not SpecKind.DIAL_IN:
+            raise Refused(404, f"you have no dial-in bot {base!r}")
         return self._token_page(request, base, person)
 
     def _token_page(self, request: Request, base: str, person: Person) -> Response:

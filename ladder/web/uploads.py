@@ -1,9 +1,9 @@
 """Uploads: an author's archive received, built and checked in the background, and its versions.
 
 Each upload is a row of ``uploads`` (in ``ladder.sqlite``) and a folder
-``uploads/<id>/`` in the ladder folder: ``archive``, as received, and
-``files/``, the pipeline's folder (the upload unpacked, the bot built, its
-build log and check report).
+``uploads/<id>/`` in the ladder folder: ``archive``, as received (removed
+once the pipeline has read it), and ``files/``, the pipeline's folder (the
+upload unpacked, the bot built, its build log and check report).
 The submission pipeline (:mod:`waraq.ladder.submit.pipeline`) does the work,
 off the request: the author's page shows its stage until it ends, ready or
 refused with the reason.
@@ -229,6 +229,7 @@ class Uploads:
                 confinement=ladder.config.sandbox.confinement((ladder.folder,)),
                 limits=self.limits,
             )
+        (folder / ARCHIVE).unlink(missing_ok=True)  # unpacked now (or refused): up to 64 MiB an upload back
         stage = STAGES[result.stage]
         base = result.manifest.name if result.manifest is not None else None
         if base is not None and (problem := self._name_problem(base, person)) is not None:
