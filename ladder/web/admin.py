@@ -87,16 +87,13 @@ class Admin:
             raise Refused(400, "role is author or organiser")
         token = people.invite(self.site.store, Role(role), person.id)
         link = f"{self.site.public_url}/join?invite={token}"
-        return self.site.page(
+        return self.site.shown_once(
             request,
-            "shown_once.html",
             self.site.viewer(request),
-            title="Invite",
-            heading=f"An invite link for an {role}",
-            explain="Send this link to the person you invite; it serves once, within 7 days.",
-            secret=link,
-            after="Whoever has the link can join: send it privately.",
-            back="/admin",
+            f"An invite link for an {role}",
+            link,
+            "Send this link to the person you invite; it serves once, within 7 days.",
+            "Whoever has the link can join: send it privately.",
         )
 
     async def pause(self, request: Request) -> Response:

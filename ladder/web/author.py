@@ -123,16 +123,13 @@ class Author:
         except ArenaError as error:
             raise Refused(400, str(error)) from None
         lobby = self.site.arena.lobby_address or "the lobby's address (the organiser gives it)"
-        return self.site.page(
+        return self.site.shown_once(
             request,
-            "shown_once.html",
             self.site.viewer(request),
-            title="Dial-in token",
-            heading=f"The token of {base}",
-            explain=f"Your bot dials {lobby} with this token (the starter kits: --connect ADDRESS --token TOKEN).",
-            secret=token,
-            after="A new token replaces it; the old one is refused from then on.",
-            back="/me",
+            f"The token of {base}",
+            token,
+            f"Your bot dials {lobby} with this token (the starter kits: --connect ADDRESS --token TOKEN).",
+            "A new token replaces it; the old one is refused from then on.",
         )
 
     async def new_token(self, request: Request) -> Response:
@@ -140,16 +137,13 @@ class Author:
         person = access.signed_in(viewer)
         label = text_of(await self.site.form(request, viewer), "label", limit=60) or "API token"
         token = people.new_api_token(self.site.store, person.id, label)
-        return self.site.page(
+        return self.site.shown_once(
             request,
-            "shown_once.html",
             viewer,
-            title="API token",
-            heading=f"API token {label!r}",
-            explain="A script sends it as the header Authorization: Bearer TOKEN.",
-            secret=token,
-            after="Revoke it on your page when it is no longer needed.",
-            back="/me",
+            f"API token {label!r}",
+            token,
+            "A script sends it as the header Authorization: Bearer TOKEN.",
+            "Revoke it on your page when it is no longer needed.",
         )
 
     async def revoke_token(self, request: Request) -> Response:

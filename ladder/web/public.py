@@ -24,7 +24,7 @@ from starlette.routing import Route
 
 from waraq.ladder.present import report_html, svg
 from waraq.ladder.present.report import MatchLine
-from waraq.ladder.storage.store import CANCELLED, DONE, RATED, UNRATED
+from waraq.ladder.storage.store import CANCELLED, DONE, RATED, UNRATED, Entry
 from waraq.ladder.web.access import SESSION_COOKIE, Refused
 from waraq.ladder.web.site import Site, as_json, when
 from waraq.ladder.web.views import Snapshot
@@ -135,13 +135,17 @@ class Public:
             result=report_html.result_text,
         )
 
-    async def bot(self, request: Request) -> Response:
+    async def _bot(self, request: Request) -> tuple[Snapshot, str, list[Entry], set[str]]:
+        """The bot the path names: the snapshot, its name, its versions and their entries' names."""
         snapshot = await self.site.views.current()
         base = request.path_params["base"]
         versions = snapshot.versions(base)
         if not versions:
             raise Refused(404, f"no bot {base!r} here")
-        names = {e.name for e in versions}
+        return snapshot, base, versions, {e.name for e in versions}
+
+    async def bot(self, request: Request) -> Response:
+        snapshot, base, versions, names = await self._bot(request)
         standing = next(
             (row for row in snapshot.report.standings if row.bot in names and row.status != "retired"), None
         )
@@ -231,12 +235,7 @@ class Public:
         return as_json({"bots": [{"bot": base, "author": snapshot.owners.get(base)} for base in snapshot.bots()]})
 
     async def api_bot(self, request: Request) -> Response:
-        snapshot = await self.site.views.current()
-        base = request.path_params["base"]
-        versions = snapshot.versions(base)
-        if not versions:
-            raise Refused(404, f"no bot {base!r} here")
-        names = {e.name for e in versions}
+        snapshot, base, versions, names = await self._bot(request)
         return as_json(
             {
                 "bot": base,
@@ -286,7 +285,7 @@ class Public:
         return self.site.finish(request, StreamingResponse(stream(), media_type="text/event-stream", headers=headers))
 
 
-def _entry_json(entry: Any) -> dict[str, Any]:
+def _entry_json(entry: Entry) -> dict[str, Any]:
     return {
         "entry": entry.name,
         "hello_name": entry.hello_name,

@@ -76,6 +76,16 @@ class Site:
         )
         return self.finish(request, HTMLResponse(html, status_code=status), viewer)
 
+    def shown_once(
+        self, request: Request, viewer: Viewer, what: str, secret: str, explain: str, after: str
+    ) -> Response:
+        """A page that shows a secret (a token, an invite link) this once: only its digest is kept."""
+        back = "/admin" if request.url.path.startswith("/admin") else "/me"
+        return self.page(
+            request, "shown_once.html", viewer, title=what, heading=what, explain=explain, secret=secret, after=after,
+            back=back,
+        )  # fmt: skip
+
     def finish(self, request: Request, response: Response, viewer: Viewer | None = None) -> Response:
         """Security headers, and a visitor cookie for a visitor who has none (their forms' CSRF value)."""
         for name, value in SECURITY_HEADERS.items():

@@ -6,7 +6,6 @@ scheduled. Screenshots of each page go to artifacts/browser/serve-*.png."""
 from __future__ import annotations
 
 import re
-import sqlite3
 import time
 from pathlib import Path
 
@@ -57,22 +56,6 @@ def upload(author, url: str, archive: Path, name: str) -> str:
     stage = page.get_attribute("#stage", "data-stage")
     assert stage == "ready", page.inner_text("main")
     return page.url
-
-
-def matches_seating(folder: Path, base: str) -> list[int]:
-    db = sqlite3.connect(folder / "ladder.sqlite")
-    rows = db.execute(
-        "SELECT DISTINCT s.match_id FROM seats s JOIN bots b ON b.id = s.bot_id WHERE b.base = ?", (base,)
-    ).fetchall()
-    db.close()
-    return sorted(row[0] for row in rows)
-
-
-def last_planned(folder: Path) -> int:
-    db = sqlite3.connect(folder / "ladder.sqlite")
-    found = db.execute("SELECT COALESCE(MAX(id), -1) FROM matches").fetchone()[0]
-    db.close()
-    return found
 
 
 @pytest.fixture
@@ -132,16 +115,15 @@ def test_two_authors_upload_play_and_read_only_their_own(browser: Browser, arena
     organiser.page.goto(f"{url}/admin")
     organiser.page.click("tr[data-bot=pystarter] button.suspend")
     organiser.page.wait_for_url(re.compile(r"/admin$"))
-    boundary = last_planned(arena.folder)
+    boundary = ladders.last_planned(arena.folder)
     deadline = time.monotonic() + 120
-    while last_planned(arena.folder) < boundary + 8:
+    while ladders.last_planned(arena.folder) < boundary + 8:
         assert time.monotonic() < deadline, "nothing was planned after the suspension"
         organiser.page.wait_for_timeout(200)
-    assert [m for m in matches_seating(arena.folder, "pystarter") if m > boundary] == []
+    assert [m for m in ladders.matches_seating(arena.folder, "pystarter") if m > boundary] == []
     public.page.reload()
     public.page.wait_for_selector('#standings tr[data-bot^="pystarter"].inactive', timeout=30_000)
     shot(public, "standings-suspended")
     for person in (organiser, ann, ben, public):
         assert person.errors == [], person.errors
         assert all(r.startswith(url) or r.startswith("data:") for r in person.requests), person.requests
-

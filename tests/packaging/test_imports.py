@@ -229,7 +229,9 @@ def test_no_folder_of_the_referee_points_back_at_one_that_points_at_it():
 
 
 # The ladder's floors, the lowest first (ladder/__init__.py says each one's job).
-LADDER_FLOORS = tuple(f"waraq.ladder.{floor}" for floor in ("stats", "storage", "play", "present", "submit", "web", "commands"))
+LADDER_FLOORS = tuple(
+    f"waraq.ladder.{floor}" for floor in ("stats", "storage", "play", "present", "submit", "web", "commands")
+)
 
 
 def test_every_module_of_the_ladder_is_on_one_of_its_floors():

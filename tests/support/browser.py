@@ -68,7 +68,8 @@ class Browser:
         self._browser = self._playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
         self._contexts: list[Any] = []
 
-    def open(self, path: Path, *, fragment: str = "", width: int = 1280, height: int = 900) -> Opened:
+    def _fresh(self, width: int, height: int) -> Opened:
+        """A page in a context of its own (its own cookies), every request and error of it kept."""
         context = self._browser.new_context(viewport={"width": width, "height": height})
         self._contexts.append(context)
         page = context.new_page()
@@ -76,20 +77,18 @@ class Browser:
         page.on("request", lambda request: opened.requests.append(request.url))
         page.on("pageerror", lambda error: opened.errors.append(str(error)))
         page.on("console", lambda message: message.type == "error" and opened.console_errors.append(message.text))
+        return opened
+
+    def open(self, path: Path, *, fragment: str = "", width: int = 1280, height: int = 900) -> Opened:
+        opened = self._fresh(width, height)
         url = path.resolve().as_uri() + (f"#{fragment}" if fragment else "")
-        page.goto(url, wait_until="load")
+        opened.page.goto(url, wait_until="load")
         return opened
 
     def visit(self, url: str, *, width: int = 1280, height: int = 900) -> Opened:
-        """A person of their own (a fresh context: their own cookies) at ``url`` of a real server."""
-        context = self._browser.new_context(viewport={"width": width, "height": height})
-        self._contexts.append(context)
-        page = context.new_page()
-        opened = Opened(page)
-        page.on("request", lambda request: opened.requests.append(request.url))
-        page.on("pageerror", lambda error: opened.errors.append(str(error)))
-        page.on("console", lambda message: message.type == "error" and opened.console_errors.append(message.text))
-        page.goto(url, wait_until="load")
+        """A person of their own at ``url`` of a real server."""
+        opened = self._fresh(width, height)
+        opened.page.goto(url, wait_until="load")
         return opened
 
     def close_pages(self) -> None:

@@ -57,3 +57,21 @@ def count_planned(path) -> int:
     found = db.execute("SELECT COUNT(*) FROM matches WHERE status = 'planned'").fetchone()[0]
     db.close()
     return found
+
+
+def matches_seating(folder: Path, base: str) -> list[int]:
+    """The matches planned that seat any version of the bot ``base``."""
+    db = sqlite3.connect(folder / "ladder.sqlite")
+    rows = db.execute(
+        "SELECT DISTINCT s.match_id FROM seats s JOIN bots b ON b.id = s.bot_id WHERE b.base = ?", (base,)
+    ).fetchall()
+    db.close()
+    return sorted(row[0] for row in rows)
+
+
+def last_planned(folder: Path) -> int:
+    """The last match planned (-1: none)."""
+    db = sqlite3.connect(folder / "ladder.sqlite")
+    found = db.execute("SELECT COALESCE(MAX(id), -1) FROM matches").fetchone()[0]
+    db.close()
+    return found

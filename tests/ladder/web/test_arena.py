@@ -43,22 +43,6 @@ def suspended_row(client: httpx.Client, base: str) -> dict | None:
     return next((r for r in rows if r["base"] == base and r["status"] == "suspended"), None)
 
 
-def matches_seating(folder, entry_name: str) -> list[int]:
-    db = sqlite3.connect(folder / "ladder.sqlite")
-    rows = db.execute(
-        "SELECT DISTINCT s.match_id FROM seats s JOIN bots b ON b.id = s.bot_id WHERE b.name = ?", (entry_name,)
-    ).fetchall()
-    db.close()
-    return sorted(row[0] for row in rows)
-
-
-def last_planned(folder) -> int:
-    db = sqlite3.connect(folder / "ladder.sqlite")
-    found = db.execute("SELECT COALESCE(MAX(id), -1) FROM matches").fetchone()[0]
-    db.close()
-    return found
-
-
 @pytest.fixture
 def arena(tmp_path):
     folder = ladders.make(tmp_path / "arena", BOTS)
@@ -115,15 +99,15 @@ def test_a_suspended_bot_is_no_longer_scheduled_and_comes_back_reinstated(arena:
     public = arena.client()
     wait_for(lambda: played(public) >= 2, what="2 matches")
     assert post_form(organiser, "/admin", "/admin/bots/grd/suspend").status_code == 303
-    boundary = last_planned(arena.folder)
-    wait_for(lambda: last_planned(arena.folder) >= boundary + 6, what="6 matches planned after the suspension")
-    assert [m for m in matches_seating(arena.folder, "grd") if m > boundary] == []
+    boundary = ladders.last_planned(arena.folder)
+    wait_for(lambda: ladders.last_planned(arena.folder) >= boundary + 6, what="6 matches planned after the suspension")
+    assert [m for m in ladders.matches_seating(arena.folder, "grd") if m > boundary] == []
     # The public snapshot follows within a second or so.
     row = wait_for(lambda: suspended_row(public, "grd"), what="the table to show the suspension")
     assert "organiser" in row["reason"]
     assert post_form(organiser, "/admin", "/admin/bots/grd/reinstate").status_code == 303
-    again = last_planned(arena.folder)
-    wait_for(lambda: [m for m in matches_seating(arena.folder, "grd") if m > again], what="grd seated again")
+    again = ladders.last_planned(arena.folder)
+    wait_for(lambda: [m for m in ladders.matches_seating(arena.folder, "grd") if m > again], what="grd seated again")
 
 
 def test_a_pause_starts_no_match_until_resumed(arena: Served):
