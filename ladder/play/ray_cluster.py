@@ -21,9 +21,10 @@ bots it launched warm across the matches it plays
 seatings need (``Scheduler._slots``: a process never plays two rooms of one
 deal), started on first need, started again when dead, stopped at the run's
 end. The head gives a match to an idle worker whose warm processes cover the
-most of its seats (:class:`Workers`). Measured (bench/ray_ladder.py): a match
-whose four bots a task started and stopped cost 0.44 s more than on the
-local ladder.
+most of its seats (:class:`Workers`). Measured (bench/ray_ladder.py, 2
+workers against the local ladder's 2 matches at once, on 2 cores): 0.31 of
+its matches a second when each match was a task that started its four bots
+and stopped them, 1.01 with warm bots (docs/cluster.md).
 
 What a worker needs is what the head would need to play the match itself:
 Waraq installed, and each command bot's files at the same path (the
@@ -71,7 +72,7 @@ from waraq.referee.records.record_file import RecordError
 __all__ = ["Job", "Launch", "MatchWorker", "RayScheduler", "TaskResult", "Workers", "connect", "run"]
 
 # Plays of a match after the first when its worker died (its process, or its machine); a bot's fault
-# is no failure: it is in the outcome. Ray's own default for a task, which exactly-once was built on.
+# is no failure: it is in the outcome. As many as Ray gave a task when each match was one.
 MAX_RETRIES = 3
 # What a worker has at the run's end to stop its bots (each has STOP_GRACE_S after SIGTERM) before
 # it is killed, its bots with it.

@@ -20,8 +20,8 @@ dies: the launch ties each to the thread that started it, the worker's event
 loop (referee/launch/sandbox_entry.py).
 
 Measured (bench/ray_ladder.py): starting and stopping a match's four Python
-bots cost a worker about 0.44 s a match; kept warm, they are started a few
-times a run.
+bots cost a worker 0.44 s a match, where the local ladder plays one in
+0.2 s; kept warm, a worker starts them a few times a run.
 """
 
 from __future__ import annotations
