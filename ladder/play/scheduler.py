@@ -10,8 +10,13 @@ dealt under the ladder's deal key, and its id is made from it too
 (ladder/storage/key_file.py).
 
 On a Ray cluster (``--ray``) the same loop runs on the head: ladder/play/ray_cluster.py's
-``RayScheduler`` only starts the bots and plays each match as a task on a worker instead
-of here, with the same code (ladder/play/planned_match.py).
+``RayScheduler`` only starts the bots and plays each match on a worker (which keeps its bots
+warm) instead of here, with the same code (ladder/play/planned_match.py).
+
+``waraq serve`` runs it as a service (``RunState.service``): it never ends by itself. With
+nothing to play it waits for a change, which ``Scheduler.changed`` announces (a bot added,
+a version chosen, a suspension, a resume) and which the loop takes up between matches
+(``_refresh``); ``paused`` starts no match; ``per_hour`` bounds each bot's matches in any hour.
 
 Ctrl-C (or SIGTERM) once: no new match starts and those in flight finish.
 Twice: those in flight are dropped; they stay planned and the next run plays
