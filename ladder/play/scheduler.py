@@ -169,7 +169,8 @@ class Scheduler:
         if self.store.connections():  # (a write only when there is one: a full disk is met where it was)
             with self.store.transaction():
                 self.store.drop_connection()
-        if not self.dial_ins and not self.state.service:  # a service run's authors may register one later
+        # A service run's authors may register one later (on this machine: no dial-in bot plays on Ray).
+        if not self.dial_ins and not (self.state.service and self.state.cluster is None):
             return
         settings = self.config.lobby
         wanted = self.state.lobby or LobbyConfig(settings.address or LOOPBACK, None, settings.grace_s)

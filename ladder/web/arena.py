@@ -139,6 +139,8 @@ class Arena:
 
     def add_dial_in(self, base: str, author: Person) -> str:
         """A dial-in bot of ``author``'s (or a new token for one): its token, shown once."""
+        if self.settings.cluster is not None:
+            raise ArenaError("this arena plays its matches on a Ray cluster: dial-in bots play on one machine only")
         self.check_name(base, author)
         current = self.ladder.config.bot(base)
         if current is not None and current.bot_spec.kind is not SpecKind.DIAL_IN:
