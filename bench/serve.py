@@ -14,12 +14,16 @@ Figures:
    the time from the first match's end to the last's (``finished_at``), so
    neither pays for its bots' start-up or its own. The ratio serve / ladder run
    is taken within each round; medians over the rounds. Goal: >= 0.9.
-2. readers: ``waraq serve --keep-playing`` with 50 readers at once (httpx's
-   async client, one connection each), each fetching the standings page, its
-   JSON, a bot's page and the latest match's replay in turn for
-   ``--seconds``; every request's latency, p50 and p95 by page, and the
-   matches per second meanwhile against the same server's own rate with no
-   reader just before (the cost of readers to the games, in one run).
+2. readers: ``waraq serve --keep-playing`` with 50 readers at once (aiohttp's
+   client, one connection each, gzip accepted as browsers do), each fetching
+   the standings page, its JSON, a bot's page and the latest match's replay
+   in turn for ``--seconds``; every request's latency, p50 and p95 by page;
+   the server's CPU per request; and the matches per second meanwhile
+   against the same server's own rate with no reader, ``--seconds`` before
+   and after (the cost of readers to the games, in one run). Fifty readers
+   that never pause are far more than fifty people: the figure is a bound. aiohttp, not httpx: httpx's client
+   took a whole core here for 150 requests a second, so the figure was the
+   client's; aiohttp's C parser leaves the cores to the server and its games.
 3. upload: the Python starter kit zipped with a waraq-bot.toml, uploaded to a
    fresh server through the API (an author's token), from the upload to the
    first rated match that seats it: the unpack, the sandboxed build (none for
@@ -33,6 +37,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import io
+import os
 import re
 import sqlite3
 import statistics
@@ -44,6 +49,7 @@ import zipfile
 from datetime import datetime
 from pathlib import Path
 
+import aiohttp
 import httpx
 
 HERE = Path(__file__).resolve().parent
@@ -59,6 +65,7 @@ from waraq.referee.games.hokm.rules import PRESETS  # noqa: E402
 BOTS = {"rnd": "random", "heur": "heuristic", "grd": "greedy"}
 WARAQ = [sys.executable, "-m", "waraq.referee.cli.main"]
 PAGES = ("/", "/api/standings", "/bots/heur", "replay")
+WARM_MATCHES = 200  # readers: matches stored before anything is measured
 
 
 def make_ladder(where: Path, target: int) -> Path:
@@ -113,23 +120,42 @@ def figure_rate(args: argparse.Namespace) -> None:
     )
 
 
-async def reader(client: httpx.AsyncClient, replay: str, until: float, latencies: dict[str, list[float]]) -> None:
+async def reader(
+    session: aiohttp.ClientSession, url: str, replay: str, until: float, latencies: dict, pace: float
+) -> None:
     while time.monotonic() < until:
         for page in PAGES:
             path = replay if page == "replay" else page
             began = time.perf_counter()
-            answer = await client.get(path)
+            async with session.get(url + path) as answer:  # gzip accepted, as a browser does
+                await answer.read()
+                assert answer.status == 200, (path, answer.status)
             latencies[page].append(time.perf_counter() - began)
-            assert answer.status_code == 200, (path, answer.status_code)
+            if pace:
+                await asyncio.sleep(pace)  # a person reading the page before the next
 
 
-async def read_hard(url: str, replay: str, seconds: float, readers: int) -> dict[str, list[float]]:
+async def read_hard(url: str, replay: str, seconds: float, readers: int, pace: float = 0) -> dict[str, list[float]]:
+    """``readers`` at once, each on a connection of its own, for ``seconds``: every request's latency by page."""
     latencies: dict[str, list[float]] = {page: [] for page in PAGES}
     until = time.monotonic() + seconds
-    limits = httpx.Limits(max_connections=readers, max_keepalive_connections=readers)
-    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=60) as client:
-        await asyncio.gather(*(reader(client, replay, until, latencies) for _ in range(readers)))
+    jar = aiohttp.CookieJar(unsafe=True)  # keep the visitor cookie of 127.0.0.1, as a browser keeps it
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=readers), cookie_jar=jar) as session:
+        await asyncio.gather(*(reader(session, url, replay, until, latencies, pace) for _ in range(readers)))
     return latencies
+
+
+def rate_alone(folder: Path, seconds: float) -> float:
+    """Matches a second stored over ``seconds`` with no reader."""
+    before, began = stored(folder), time.monotonic()
+    time.sleep(seconds)
+    return (stored(folder) - before) / (time.monotonic() - began)
+
+
+def cpu_of(pid: int) -> float:
+    """A process's CPU seconds so far (user and system, from /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def stored(folder: Path) -> int:
@@ -145,21 +171,31 @@ def figure_readers(args: argparse.Namespace) -> None:
             while not client.get("/api/matches?limit=1").json()["matches"]:
                 time.sleep(0.2)
             replay = client.get("/api/matches?limit=1").json()["matches"][0]["replay"]
-            before, began = stored(folder), time.monotonic()
-            time.sleep(args.seconds)
-            alone = (stored(folder) - before) / (time.monotonic() - began)
-            before, began = stored(folder), time.monotonic()
-            latencies = asyncio.run(read_hard(served.url, replay, args.seconds, args.readers))
+            # Warm first: a bot's process for each seat and seating is started as matches first need it,
+            # and the ladder stores no result while it starts them (some 20 s here).
+            while stored(folder) < WARM_MATCHES:
+                time.sleep(0.5)
+            first = rate_alone(folder, args.seconds)
+            before, began, cpu = stored(folder), time.monotonic(), cpu_of(served.process.pid)
+            latencies = asyncio.run(read_hard(served.url, replay, args.seconds, args.readers, args.pace))
             loaded = (stored(folder) - before) / (time.monotonic() - began)
+            spent = cpu_of(served.process.pid) - cpu
+            last = rate_alone(folder, args.seconds)
+            alone = (first + last) / 2  # before and after: the run's drift cancels
         finally:
             served.stop()
     every = sorted(t for times in latencies.values() for t in times)
-    print(f"readers: {args.readers} at once for {args.seconds:g} s, {len(every)} requests")
+    paced = f", each pausing {args.pace:g} s between pages" if args.pace else ", none pausing"
+    print(f"readers: {args.readers} at once for {args.seconds:g} s{paced}, {len(every)} requests")
     for page in (*PAGES, "all"):
         times = sorted(latencies[page]) if page != "all" else every
         p50, p95 = times[len(times) // 2], times[int(len(times) * 0.95)]
         print(f"  {page:16} n={len(times):5}  p50 {1000 * p50:7.1f} ms  p95 {1000 * p95:7.1f} ms")
-    print(f"  matches/s meanwhile {loaded:.2f}, with no reader just before {alone:.2f}: ratio {loaded / alone:.2f}")
+    print(f"  the server's CPU (pages and games): {1000 * spent / len(every):.2f} ms a request")
+    print(
+        f"  matches/s meanwhile {loaded:.2f}; with no reader {first:.2f} before, {last:.2f} after: "
+        f"ratio {loaded / alone:.2f} to their mean"
+    )
 
 
 def starter_zip() -> bytes:
@@ -219,6 +255,7 @@ def main() -> None:
     parser.add_argument("--target", type=int, default=3, help="points a match is played to")
     parser.add_argument("--seconds", type=float, default=20.0, help="readers: how long they read")
     parser.add_argument("--readers", type=int, default=50)
+    parser.add_argument("--pace", type=float, default=0.0, help="readers: seconds each waits between pages")
     args = parser.parse_args()
     for name, figure in (("rate", figure_rate), ("readers", figure_readers), ("upload", figure_upload)):
         if args.only in (None, name):
