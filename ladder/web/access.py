@@ -133,10 +133,14 @@ class Attempts:
                 del self._failures[key]
         return worst
 
+    KEYS = 100_000  # names and addresses remembered at most: a guesser of random names grows nothing past it
+
     def failed(self, *keys: str) -> None:
         now = time.monotonic()
         for key in keys:
             self._failures.setdefault(key, deque(maxlen=self.LIMIT)).append(now)
+        while len(self._failures) > self.KEYS:  # the oldest first (a dict keeps its order of insertion)
+            del self._failures[next(iter(self._failures))]
 
     def succeeded(self, *keys: str) -> None:
         for key in keys:

@@ -21,6 +21,7 @@ from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
+from waraq.ladder.storage.store import Store
 from waraq.ladder.web import access
 from waraq.ladder.web.access import Attempts, Refused, Viewer
 from waraq.ladder.web.arena import Arena
@@ -59,7 +60,7 @@ class Site:
     )
 
     @property
-    def store(self):
+    def store(self) -> Store:
         return self.arena.ladder.store
 
     def viewer(self, request: Request) -> Viewer:

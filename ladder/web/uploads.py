@@ -22,7 +22,10 @@ the ladder.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import shutil
+import sqlite3
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
@@ -36,6 +39,8 @@ from waraq.ladder.submit.pipeline import SubmitLimits
 from waraq.ladder.web.access import Refused
 from waraq.ladder.web.arena import Arena, ArenaError
 from waraq.ladder.web.people import Person
+
+log = logging.getLogger("waraq.serve")
 
 UPLOADS = "uploads"  # in the ladder folder
 ARCHIVE = "archive"
@@ -64,7 +69,7 @@ class Stage(StrEnum):
     REFUSED = "refused"  # the archive or its manifest
     BUILD_FAILED = "build failed"
     CHECK_FAILED = "check failed"
-    INTERRUPTED = "interrupted"  # the server stopped while it was built
+    INTERRUPTED = "interrupted"  # the server stopped while it was built, or could not build it
 
     @property
     def ended(self) -> bool:
@@ -215,6 +220,19 @@ class Uploads:
         return upload_id
 
     async def _build(self, upload_id: int, person: Person) -> None:
+        """Build and check one upload; whatever goes wrong on the arena's side (a full disk) ends it
+        *interrupted* with the reason, never leaves it building."""
+        try:
+            await self._submit(upload_id, person)
+        except asyncio.CancelledError:
+            raise  # the server stops: the next start marks it interrupted
+        except Exception as error:  # the arena's own trouble, not the author's: said to them, logged here
+            log.exception("upload %s could not be built", upload_id)
+            reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
+            with contextlib.suppress(sqlite3.Error):
+                _set(self.store, upload_id, Stage.INTERRUPTED, f"the server could not build it ({reason}): try again")
+
+    async def _submit(self, upload_id: int, person: Person) -> None:
         folder = self.arena.folder / UPLOADS / str(upload_id)
         ladder = self.arena.ladder
         async with self.turns:

@@ -25,7 +25,7 @@ from waraq.ladder.play.folder import Ladder, open_ladder
 from waraq.ladder.present import report
 from waraq.ladder.present.report import MatchLine, Report
 from waraq.ladder.present.table import Standing
-from waraq.ladder.storage.store import ACTIVE, SUSPENDED, Entry
+from waraq.ladder.storage.store import ACTIVE, SUSPENDED, Entry, Store
 from waraq.ladder.web import people
 
 MIN_AGE_S = 1.0
@@ -122,5 +122,5 @@ class Views:
         self._pool.shutdown()
 
 
-def _has_people(store) -> bool:
+def _has_people(store: Store) -> bool:
     return store.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'owners'").fetchone() is not None
