@@ -198,9 +198,9 @@ class Author:
 
     async def play_upload(self, request: Request) -> Response:
         viewer = self.site.viewer(request)
-        found = self._upload(request)
-        await self.site.form(request, viewer)
         person = access.signed_in(viewer)
+        await self.site.form(request, viewer)  # before the lookup: a forged post learns nothing of uploads
+        found = self._upload(request)
         if found.stage is not uploads.Stage.READY or found.base is None or found.spec is None:
             raise Refused(400, "only an upload that was built and checked can play")
         try:

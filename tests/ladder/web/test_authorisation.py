@@ -189,3 +189,22 @@ def test_a_seat_page_holds_that_matchs_faults_and_the_bots_output_during_it(serv
     # The bot says which match it misbehaved in: its output during this match names this match only.
     told = re.findall(r"misbehaving \(illegal\) at seq \d+ of (\S+)", shown["log"])
     assert told == [header["match_id"]], shown["log"]
+
+
+def test_every_form_that_changes_something_needs_its_csrf_value(served, clients):
+    # Every POST route of the application, as the organiser (who may do everything): without the CSRF value
+    # of their session, each is refused before it acts.
+    from waraq.ladder.web.admin import Admin
+    from waraq.ladder.web.author import Author
+    from waraq.ladder.web.signin import SignIn
+
+    values = {"{base}": "heur", "{upload_id:int}": "1", "{match_id:int}": "1", "{seat:int}": "0", "{short}": "x",
+              "{person_id:int}": "2"}  # fmt: skip
+    posts = [r.path for kind in (SignIn, Author, Admin) for r in kind(None).routes() if "POST" in (r.methods or ())]
+    assert len(posts) >= 15
+    for path in posts:
+        for placeholder, value in values.items():
+            path = path.replace(placeholder, value)
+        answer = clients["organiser"].post(path, data={"role": "author", "name": "x", "label": "x"})
+        assert answer.status_code == 403, (path, answer.status_code, answer.text[:200])
+    assert clients["organiser"].get("/admin").status_code == 200  # still signed in: nothing was done
