@@ -126,7 +126,7 @@ def test_a_pause_starts_no_match_until_resumed(arena: Served):
 
 def test_kill_9_loses_nothing_and_a_restart_goes_on(tmp_path):
     folder = ladders.make(tmp_path / "arena", BOTS)
-    first = serve(folder, "--keep-playing", "--per-hour", "100000")
+    first = serve(folder, "--keep-playing", "--concurrency", "2", "--per-hour", "100000")
     join(first, first.invite, "olga")
     wait_for(lambda: played(first.client()) >= 3, what="3 matches")
     first.kill()
@@ -134,7 +134,7 @@ def test_kill_9_loses_nothing_and_a_restart_goes_on(tmp_path):
     db = sqlite3.connect(folder / "ladder.sqlite")
     stored = db.execute("SELECT COUNT(*) FROM matches WHERE status IN ('rated', 'unrated')").fetchone()[0]
     db.close()
-    second = serve(folder, "--keep-playing", "--per-hour", "100000")
+    second = serve(folder, "--keep-playing", "--concurrency", "2", "--per-hour", "100000")
     try:
         again = second.client()
         # The organiser made before the kill signs in to the new process: people outlive it too.
@@ -183,7 +183,7 @@ def test_a_bot_at_its_hourly_bound_is_planned_no_more(tmp_path):
 
 def test_an_authors_dial_in_bot_registered_on_the_web_dials_and_plays(tmp_path, python_kit):
     folder = ladders.make(tmp_path / "arena", {"rnd": "random", "heur": "heuristic"})
-    served = serve(folder, "--keep-playing", "--per-hour", "100000")
+    served = serve(folder, "--keep-playing", "--concurrency", "2", "--per-hour", "100000")
     kit = None
     try:
         address = served.line("dial-in bots dial ").removeprefix("dial-in bots dial ")
@@ -193,14 +193,10 @@ def test_an_authors_dial_in_bot_registered_on_the_web_dials_and_plays(tmp_path, 
         assert address in made.text  # the page says where to dial
         kit = Kit(python_kit, address, shown_secret(made.text))
         public = served.client()
-        wait_for(
-            lambda: any(
-                r["base"] == "dialler" and r["matches"] > 0 for r in public.get("/api/standings").json()["standings"]
-            ),
-            what="the dial-in bot to play",
-        )
+        # A match of it ended (played, whether its board is rated yet or not).
+        wait_for(lambda: public.get("/api/matches?bot=dialler").json()["matches"], what="the dial-in bot to play")
         assert "dialler" in str(author.get("/api/me").json()["bots"])
     finally:
+        served.stop()  # first: its matches in flight end with the bot there, not held a grace for it
         if kit is not None:
             kit.stop()
-        served.stop()
