@@ -8,6 +8,7 @@ is kept.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -18,7 +19,7 @@ from waraq.ladder.web import access, people
 from waraq.ladder.web.access import Refused
 from waraq.ladder.web.arena import ArenaError
 from waraq.ladder.web.people import Role
-from waraq.ladder.web.site import Site, redirect, text_of, when
+from waraq.ladder.web.site import Site, as_json, redirect, text_of, when
 
 EXPORT_TABLES = ("standings", "pairs", "matches")
 
@@ -37,18 +38,16 @@ class Admin:
             Route("/admin/bots/{base}/reinstate", self.reinstate, methods=["POST"]),
             Route("/admin/people/{person_id:int}/disable", self.disable, methods=["POST"]),
             Route("/admin/people/{person_id:int}/enable", self.enable, methods=["POST"]),
+            Route("/api/admin", self.api_admin, methods=["GET"]),
             Route("/admin/export.json", self.export_json, methods=["GET"]),
             Route("/admin/export.csv", self.export_csv, methods=["GET"]),
         ]
 
-    async def page(self, request: Request, done: str = "") -> Response:
-        site = self.site
-        viewer = site.viewer(request)
-        access.organiser(viewer)
-        store = site.store
+    def _bots(self) -> list[dict[str, Any]]:
+        store = self.site.store
         owners = people.owners(store)
         bots = []
-        for bot in site.arena.ladder.config.bots:
+        for bot in self.site.arena.ladder.config.bots:
             entry = store.current_entry(bot.name)
             bots.append(
                 {
@@ -59,6 +58,38 @@ class Admin:
                     "reason": entry.reason if entry else "",
                 }
             )
+        return bots
+
+    async def api_admin(self, request: Request) -> Response:
+        """The organiser's page as JSON: the ladder's state, its bots, people and invites (never a token)."""
+        access.organiser(self.site.viewer(request))
+        store, state = self.site.store, self.site.arena.state
+        counts = store.count_by_status()
+        return as_json(
+            {
+                "paused": state.paused,
+                "played": counts["rated"] + counts["unrated"],
+                "in_flight": state.in_flight,
+                "lobby": self.site.arena.lobby_address,
+                "bots": self._bots(),
+                "people": [
+                    {"id": p.id, "name": p.name, "role": p.role.value, "disabled": p.disabled, "made": p.made,
+                     "bots": people.bots_of(store, p.id)}
+                    for p in people.everyone(store)
+                ],
+                "invites": [
+                    {"role": i.role.value, "made": i.made, "expires": i.expires, "by": by, "used_by": used}
+                    for i, by, used in people.invites(store)
+                ],
+            }
+        )  # fmt: skip
+
+    async def page(self, request: Request, done: str = "") -> Response:
+        site = self.site
+        viewer = site.viewer(request)
+        access.organiser(viewer)
+        store = site.store
+        bots = self._bots()
         counts = store.count_by_status()
         return site.page(
             request,

@@ -112,6 +112,7 @@ def test_each_author_reads_only_their_own_bots_faults_and_logs(served, clients):
         ("/me/matches/999999/seats/0", {"anonymous": 401, "A": 404, "B": 404, "organiser": 404}),
         ("/admin", ORGANISER),
         ("/admin/export.json", ORGANISER),
+        ("/api/admin", ORGANISER),
         ("/admin/export.csv?table=matches", ORGANISER),
     ]
     for path, table in cases:
@@ -208,3 +209,24 @@ def test_every_form_that_changes_something_needs_its_csrf_value(served, clients)
         answer = clients["organiser"].post(path, data={"role": "author", "name": "x", "label": "x"})
         assert answer.status_code == 403, (path, answer.status_code, answer.text[:200])
     assert clients["organiser"].get("/admin").status_code == 200  # still signed in: nothing was done
+
+
+def test_the_organisers_json_names_people_and_bots_and_no_secret(served, clients):
+    found = clients["organiser"].get("/api/admin").json()
+    assert {p["name"] for p in found["people"]} >= {"olga", "ann", "bob"}
+    assert {b["base"]: b["author"] for b in found["bots"]}["heur"] == "bob"
+    assert "digest" not in str(found) and "password" not in str(found)
+
+
+def test_the_organisers_forms_take_an_api_token_instead_of_a_session(served, clients):
+    page = clients["organiser"].get("/me").text
+    made = clients["organiser"].post("/me/api-tokens", data={"csrf": csrf_of(page), "label": "ops"})
+    token = re.search(r'id="secret">([^<]+)<', made.text).group(1)
+    script = served.client()
+    bearer = {"Authorization": f"Bearer {token}"}
+    assert script.post("/admin/bots/heur/suspend", headers=bearer).status_code == 303
+    assert {b["base"]: b["status"] for b in script.get("/api/admin", headers=bearer).json()["bots"]}[
+        "heur"
+    ] == "suspended"
+    assert script.post("/admin/bots/heur/reinstate", headers=bearer).status_code == 303
+    assert script.post("/admin/bots/heur/suspend").status_code == 401  # no token, no cookie
