@@ -171,6 +171,7 @@ def test_an_author_has_at_most_three_bots_and_no_name_of_anothers(served: Served
     assert post_form(other, "/me", "/me/bots/h1/token").status_code == 404
 
 
+@pytest.mark.slow  # three whole commands
 def test_a_busy_port_or_an_open_address_is_refused_in_one_line(served: Served, tmp_path):
     port = served.url.rsplit(":", 1)[1]
     folder = ladders.make(tmp_path / "other", {})

@@ -20,6 +20,8 @@ import pytest
 from tests.support import ladders
 from tests.support.web import Served, invite_link, join, post_form, serve, shown_secret, sign_in, starter_archive
 
+pytestmark = pytest.mark.slow  # a server of its own: the fast tier has the web's doors in test_people.py
+
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
