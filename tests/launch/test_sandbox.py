@@ -347,16 +347,21 @@ def test_a_ladder_bot_added_from_inside_the_ladder_folder_sees_its_own_folder_on
             folder.add(ladder, "random", "random", check=False)
     finally:
         os.chdir(here)
+    found = hostile_note_after_a_ladder_run(path, tmp_path)
+    assert found["read-hex:0"] == "done"  # its weights
+    assert found["read-hex:1"].startswith("blocked")  # the ladder's key
+
+
+def hostile_note_after_a_ladder_run(path: Path, cwd: Path) -> dict:
+    """``waraq ladder run --matches 2`` on the ladder at ``path``: the hostile bot's first note."""
     ran = subprocess.run(
         [sys.executable, "-m", "waraq.referee.cli.main", "ladder", "run", "--matches", "2", "-C", str(path)],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+        capture_output=True, text=True, timeout=300, cwd=cwd,
     )  # fmt: skip
     assert ran.returncode == 0, ran.stdout + ran.stderr
     [record, *_] = sorted((path / "records").glob("*.jsonl"))
     seats = read_record(record).events[0]["seats"]
-    found = first_note(str(record), next(s["seat"] for s in seats if s["bot"] == "hostile"))
-    assert found["read-hex:0"] == "done"  # its weights
-    assert found["read-hex:1"].startswith("blocked")  # the ladder's key
+    return first_note(str(record), next(s["seat"] for s in seats if s["bot"] == "hostile"))
 
 
 def test_a_bot_whose_command_names_its_script_in_its_folder_inside_the_ladder_sees_that_folder(tmp_path):
@@ -382,14 +387,7 @@ def test_a_bot_whose_command_names_its_script_in_its_folder_inside_the_ladder_se
             folder.add(ladder, "random", "random", check=False)
     finally:
         os.chdir(here)
-    ran = subprocess.run(
-        [sys.executable, "-m", "waraq.referee.cli.main", "ladder", "run", "--matches", "2", "-C", str(path)],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path,
-    )  # fmt: skip
-    assert ran.returncode == 0, ran.stdout + ran.stderr
-    [record, *_] = sorted((path / "records").glob("*.jsonl"))
-    seats = read_record(record).events[0]["seats"]
-    found = first_note(str(record), next(s["seat"] for s in seats if s["bot"] == "hostile"))
+    found = hostile_note_after_a_ladder_run(path, tmp_path)
     assert found["read-hex:0"] == "done"  # its weights
     assert found["read-hex:1"].startswith("blocked")  # the ladder's key
 
