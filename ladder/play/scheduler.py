@@ -37,7 +37,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 from waraq.ladder.play import bots as launch
@@ -58,6 +58,7 @@ from waraq.ladder.storage.store import (
     Outcome,
     Planned,
     Store,
+    now,
 )
 from waraq.referee.launch.bots import Endpoint, FailedSeat, SpecKind
 from waraq.referee.lobby.lobby import Lobby, Presence
@@ -115,11 +116,8 @@ class RunState:
         return sum(1 for t in self.times if now - t <= window) / window
 
 
+HOUR = timedelta(hours=1)
 RATION_POLL_S = 60.0  # how often a service run with an hourly bound looks whether a bot is below it again
-
-
-def _hour_ago() -> str:
-    return (datetime.now(UTC) - timedelta(hours=1)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 @dataclass(frozen=True)
@@ -225,7 +223,7 @@ class Scheduler:
         """Whether matchmaking may seat the entry now: a dial-in bot only while it is connected; any bot
         only below its hourly bound (a service run's ``per_hour``)."""
         entry = self.store.entry(entry_id)
-        if self.state.per_hour is not None and self.store.planned_since(entry_id, _hour_ago()) >= self.state.per_hour:
+        if self.state.per_hour is not None and self.store.planned_since(entry_id, now(-HOUR)) >= self.state.per_hour:
             return False
         return entry.base not in self.dial_ins or (
             self._away_since(entry.base) is None and (entry_id, 0) in self.endpoints

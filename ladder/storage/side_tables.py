@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 # Dial-in bots (waraq.referee.lobby): each one's token, as its digest only, and who is connected now. Made
 # when a database is opened to write, as IDENTITY is: a Waraq that does not know them leaves them be, and
@@ -46,9 +46,10 @@ CREATE TABLE IF NOT EXISTS match_logs (
 """
 
 
-def now() -> str:
-    """UTC, to the millisecond, as every time the database holds: ``2026-12-04T15:45:33.123Z``."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+def now(shift: timedelta = timedelta(0)) -> str:
+    """UTC, to the millisecond, as every time the database holds: ``2026-12-04T15:45:33.123Z``; ``shift``
+    from now (an hour ago, a week ahead), in the same form, so that it compares with them as text."""
+    return (datetime.now(UTC) + shift).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class SideTables:

@@ -13,7 +13,7 @@ hashes. Nothing here decides who may do what: :mod:`.access` does.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from enum import StrEnum
 
 from waraq.ladder.storage.store import Store, now
@@ -94,10 +94,6 @@ def prepare(store: Store) -> None:
     store.db.executescript(TABLES)
 
 
-def _later(days: int) -> str:
-    return (datetime.now(UTC) + timedelta(days=days)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
 def _person(row: tuple) -> Person:
     return Person(row[0], row[1], Role(row[2]), bool(row[3]), row[4], row[5] is not None)
 
@@ -151,7 +147,7 @@ def invite(store: Store, role: Role, made_by: int | None) -> str:
     with store.transaction():
         store.db.execute(
             "INSERT INTO invites (digest, role, made_by, made, expires) VALUES (?, ?, ?, ?, ?)",
-            (credentials.digest(token), role.value, made_by, now(), _later(INVITE_DAYS)),
+            (credentials.digest(token), role.value, made_by, now(), now(timedelta(days=INVITE_DAYS))),
         )
     return token
 
@@ -204,7 +200,7 @@ def open_session(store: Store, person_id: int) -> str:
         store.db.execute("DELETE FROM sessions WHERE expires < ?", (now(),))
         store.db.execute(
             "INSERT INTO sessions VALUES (?, ?, ?, ?)",
-            (credentials.digest(token), person_id, now(), _later(SESSION_DAYS)),
+            (credentials.digest(token), person_id, now(), now(timedelta(days=SESSION_DAYS))),
         )
     return token
 
