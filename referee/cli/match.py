@@ -36,8 +36,9 @@ from waraq.referee.common.arguments import integer_at_least, milliseconds, print
 from waraq.referee.common.game_options import RULES_HELP, game_option
 from waraq.referee.games import registry
 from waraq.referee.games.results import ResultReason
+from waraq.referee.human.options import HUMAN_CLOCK, add_page_options, page_config
 from waraq.referee.launch import sandbox_options
-from waraq.referee.launch.bots import BotSpec, Endpoint, partners_served_together, spec_kinds
+from waraq.referee.launch.bots import BotSpec, Endpoint, SpecKind, partners_served_together, spec_kinds
 from waraq.referee.lobby import options as lobby_options
 from waraq.referee.lobby.options import LobbyConfig
 from waraq.referee.match import secret_deals
@@ -144,17 +145,38 @@ def register(commands: Any) -> None:
         f"${secret_deals.ENVIRONMENT}, else a fresh key, printed when the run is over); bots must never "
         "learn it, and every process can read a command line: prefer the variable",
     )
+    human = "; with a human seat {:g} s".format
     match.add_argument(
-        "--decision-ms", type=milliseconds, default=TimeControl.decision_ms, help="per-decision deadline"
+        "--decision-ms",
+        type=milliseconds,
+        help=f"per-decision deadline (default {TimeControl.decision_ms:g} ms{human(HUMAN_CLOCK[0] / 1000)})",
     )
-    match.add_argument("--bank-ms", type=milliseconds, default=TimeControl.bank_ms, help="per-match time bank")
-    match.add_argument("--startup-ms", type=milliseconds, default=TimeControl.startup_ms, help="start-up deadline")
+    match.add_argument(
+        "--bank-ms",
+        type=milliseconds,
+        help=f"per-match time bank (default {TimeControl.bank_ms:g} ms{human(HUMAN_CLOCK[1] / 1000)})",
+    )
+    match.add_argument(
+        "--startup-ms",
+        type=milliseconds,
+        help=f"start-up deadline, and a person's to open their page (default {TimeControl.startup_ms:g} ms"
+        f"{human(HUMAN_CLOCK[2] / 1000)})",
+    )
     match.add_argument(
         "--json", action="store_true", help="print one JSON object on stdout instead of the tables (see below)"
     )
     sandbox_options.add_sandbox_options(match)
     lobby_options.add_lobby_options(match)
+    add_page_options(match)
     match.set_defaults(run_command=play)
+
+
+def time_control(args: argparse.Namespace, specs: Sequence[BotSpec]) -> TimeControl:
+    """The clock given, each part not given the default: a bot's, or a person's when one sits."""
+    person = any(spec.kind is SpecKind.HUMAN for spec in specs)
+    defaults = HUMAN_CLOCK if person else (TimeControl.decision_ms, TimeControl.bank_ms, TimeControl.startup_ms)
+    given = (args.decision_ms, args.bank_ms, args.startup_ms)
+    return TimeControl(*(default if value is None else value for value, default in zip(given, defaults, strict=True)))
 
 
 def play(args: argparse.Namespace, console: Console) -> int:
@@ -174,11 +196,12 @@ def play(args: argparse.Namespace, console: Console) -> int:
         concurrency=args.concurrency,
         policy=args.policy,
         max_faults=args.max_faults,
-        time_control=TimeControl(args.decision_ms, args.bank_ms, args.startup_ms),
+        time_control=time_control(args, specs),
         gzip=args.gzip,
         deal_key=key,
         confinement=sandbox_options.confinement(args),
         lobby=lobby_options.lobby_config(args) or LobbyConfig(),
+        page=page_config(args),
     )
     wanted = run_folder.identity(config)
     folder = run_folder.choose(args.record, DEFAULT_RECORDS, wanted)
@@ -200,6 +223,7 @@ def play(args: argparse.Namespace, console: Console) -> int:
                     config,
                     on_outcome=lambda _: progress.advance(task),
                     on_lobby=lambda address, tokens: _tell_dial_ins(told, address, tokens),
+                    on_page=lambda pages: _tell_pages(told, pages),
                 )
             )
         except BaseException:  # interrupted: the matches played so far can be played again too
@@ -263,6 +287,19 @@ def _tell_dial_ins(console: Console, address: str, tokens: Mapping[str, str]) ->
     console.print(
         f"  e.g. python sample_bots/starters/python/bot.py --connect {address} --token TOKEN; the match waits "
         f"up to --startup-ms for each",
+        highlight=False,
+        markup=False,
+        soft_wrap=True,
+    )
+    console.file.flush()
+
+
+def _tell_pages(console: Console, pages: Mapping[str, str]) -> None:
+    """Each person's page: its address is the seat's key, so it is told once, here."""
+    for name, address in pages.items():
+        console.print(f"{name}: your seat's page is {address}", highlight=False, markup=False, soft_wrap=True)
+    console.print(
+        "  open it in a browser; the match starts once each page is open (up to --startup-ms)",
         highlight=False,
         markup=False,
         soft_wrap=True,

@@ -30,6 +30,8 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from waraq.referee.common import built_in
+from waraq.referee.human.desk import Desk
+from waraq.referee.human.seat import HumanSeat, person_hello
 from waraq.referee.launch import bot_log, sandbox
 from waraq.referee.launch.bot_socket import BotSocketError
 from waraq.referee.lobby.lobby import Lobby
@@ -75,6 +77,7 @@ class SpecKind(StrEnum):
     COMMAND = "command"  # a command line with {port} or {socket}, launched by the referee
     ADDRESS = "address"  # a bot already listening: host:port or unix:PATH
     DIAL_IN = "dial-in"  # a bot that dials the referee's lobby with a token (waraq.referee.lobby)
+    HUMAN = "human"  # a person, who plays through a page the referee serves (waraq.referee.human)
 
     @property
     def one_server(self) -> bool:
@@ -108,8 +111,8 @@ class BotSpec:
         text = spec.strip()
         if text in built_in.names():
             return cls(SpecKind.BUILTIN, text, name)
-        if text == SpecKind.DIAL_IN:
-            return cls(SpecKind.DIAL_IN, text, name)
+        if text in (SpecKind.DIAL_IN, SpecKind.HUMAN):
+            return cls(SpecKind(text), text, name)
         if "{port}" in text or "{socket}" in text:
             return cls(SpecKind.COMMAND, text, name)
         if text.startswith("unix:") or _looks_like_address(text):
@@ -118,7 +121,8 @@ class BotSpec:
         raise ValueError(
             f"bot {text!r}{named} is none of: a built-in bot ({', '.join(built_in.names())}), a command with "
             "{port} or {socket} (e.g. 'node sample_bots/starters/js/bot.js --port {port}'), "
-            "an address (host:port, unix:PATH), or dial-in (a bot that dials the lobby)"
+            "an address (host:port, unix:PATH), dial-in (a bot that dials the lobby), or human (a person, "
+            "through a page)"
         )
 
     def command(self) -> str | None:
@@ -134,7 +138,8 @@ def spec_kinds() -> str:
     """The kinds of bot spec, for a command's help: every command that takes a bot says the same."""
     return (
         f"a built-in bot ({', '.join(built_in.names())}), a command with {{port}} or {{socket}}, "
-        "an address (host:port, unix:PATH), or dial-in (a bot that dials the lobby with a token)"
+        "an address (host:port, unix:PATH), dial-in (a bot that dials the lobby with a token), or human "
+        "(a person, who plays through a page the command serves)"
     )
 
 
@@ -181,8 +186,10 @@ class Endpoint:
         warn: Callable[[str], None] | None = None,
         lobby: Lobby | None = None,
         dial_name: str = "",
+        desk: Desk | None = None,
     ) -> None:
         self.spec = spec
+        self.desk = desk  # a human seat's: the people of the run and their pages
         # A dial-in bot's lobby, and its name there (whose token it dials with).
         self.lobby = lobby
         self.dial_name = dial_name or spec.name or spec.value
@@ -209,6 +216,9 @@ class Endpoint:
         A dial-in bot: wait until it has dialled, and take the Hello it dialled with."""
         if self.spec.kind is SpecKind.DIAL_IN:
             await self._dialled_in()
+            return
+        if self.spec.kind is SpecKind.HUMAN:
+            await self._seated_person()
             return
         try:
             await asyncio.wait_for(self._start(), self.startup_s)
@@ -369,9 +379,27 @@ class Endpoint:
                     return
             await asyncio.sleep(0.05)
 
+    async def _seated_person(self) -> None:
+        """A person: ready once their page has been opened (within the start-up time)."""
+        person = self.desk.person(self.dial_name) if self.desk is not None else None
+        if person is None:
+            self.failure = Fault(FaultCode.NOT_READY, f"{self.dial_name}: a human seat, and no page is served")
+            return
+        try:
+            async with asyncio.timeout(self.startup_s):
+                await person.opened.wait()
+        except TimeoutError:
+            within = f"{self.startup_s * 1000:.0f} ms"
+            self.failure = Fault(FaultCode.NOT_READY, f"{self.dial_name}'s page was not opened within {within}")
+            return
+        self.hello = person_hello(self.dial_name)
+        self.name, self.version = self.hello.name, self.hello.version
+
     def seat(self) -> RemoteSeat | FailedSeat:
         if self.failure is None and self.lobby is not None and self.spec.kind is SpecKind.DIAL_IN:
             return DialInSeat(self.lobby, self.dial_name, self.name, self.version, wait_s=self.startup_s)
+        if self.failure is None and self.spec.kind is SpecKind.HUMAN and self.desk and self.hello:
+            return HumanSeat(self.desk.person(self.dial_name), self.hello)
         if self.failure is not None or self._channel is None:
             return FailedSeat(self.name, self.failure or Fault(FaultCode.NOT_STARTED, "not started"), self.via)
         seat = RemoteSeat(
@@ -389,6 +417,8 @@ class Endpoint:
     def via(self) -> Via:
         if self.spec.kind is SpecKind.DIAL_IN:
             return Via.DIAL_IN
+        if self.spec.kind is SpecKind.HUMAN:
+            return Via.HUMAN
         return Via.ADDRESS if self.spec.kind is SpecKind.ADDRESS else Via.LAUNCHED
 
     async def stop(self, grace_s: float = STOP_GRACE_S) -> StopReport | None:

@@ -74,6 +74,7 @@ class Via(StrEnum):
     LAUNCHED = "launched"  # a process the referee started, over its socket or port
     ADDRESS = "address"  # a server someone else runs, at an address the referee dials
     DIAL_IN = "dial-in"  # a bot that dialled the referee's lobby (waraq.referee.lobby)
+    HUMAN = "human"  # a person, through a page the referee serves (waraq.referee.human)
     IN_PROCESS = "in-process"  # a Python callable in the referee's own process (tests, benchmarks)
 
 

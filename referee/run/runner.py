@@ -16,6 +16,7 @@ fair (:func:`fill_seats`), and bots that would share a name are told apart
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -24,6 +25,8 @@ from typing import Any, TypeVar
 
 from waraq.referee.games.registry import game_of_rules
 from waraq.referee.games.results import ResultReason
+from waraq.referee.human.desk import Desk
+from waraq.referee.human.options import EXTRA, PageConfig
 from waraq.referee.launch import sandbox
 from waraq.referee.launch.bots import BotSpec, Endpoint, SpecKind
 from waraq.referee.lobby.lobby import Lobby
@@ -59,6 +62,7 @@ class RunConfig:
     confinement: sandbox.Config = sandbox.Config()
     skip: frozenset[int] = frozenset()  # seeds not to play: their records are kept (waraq.referee.run.run_folder)
     lobby: LobbyConfig = LobbyConfig()  # where dial-in bots dial, if any is given
+    page: PageConfig = PageConfig()  # where a human seat's page is served, if a person sits
 
     def __post_init__(self) -> None:
         if len(self.bots) != self.rules.players:
@@ -207,17 +211,40 @@ async def run(
     config: RunConfig,
     on_outcome: Callable[[MatchOutcome], None] | None = None,
     on_lobby: Told | None = None,
+    on_page: Callable[[dict[str, str]], None] | None = None,
 ) -> RunReport:
     """Play the run's matches. With dial-in bots, a lobby listens first (``config.lobby``) and
-    ``on_lobby`` is told where and each bot's token, made for this run alone."""
+    ``on_lobby`` is told where and each bot's token, made for this run alone. With human seats,
+    their page is served first (``config.page``) and ``on_page`` told each person's address."""
     dial_ins = sorted({spec.name or spec.value for spec in config.bots if spec.kind is SpecKind.DIAL_IN})
-    if not dial_ins:
-        return await _run(config, on_outcome, None)
-    async with lobby_for_run(dial_ins, config.lobby, on_lobby) as lobby:
-        return await _run(config, on_outcome, lobby)
+    people = sorted({spec.name or spec.value for spec in config.bots if spec.kind is SpecKind.HUMAN})
+    async with contextlib.AsyncExitStack() as stack:
+        lobby = await stack.enter_async_context(lobby_for_run(dial_ins, config.lobby, on_lobby)) if dial_ins else None
+        desk = await stack.enter_async_context(_page_for_run(people, config.page, on_page)) if people else None
+        return await _run(config, on_outcome, lobby, desk)
+    raise AssertionError("unreachable: the exit stack returns or raises")
 
 
-async def _run(config: RunConfig, on_outcome: Callable[[MatchOutcome], None] | None, lobby: Lobby | None) -> RunReport:
+def _page_for_run(
+    people: list[str], config: PageConfig, tell: Callable[[dict[str, str]], None] | None
+) -> contextlib.AbstractAsyncContextManager[Desk]:
+    """The human seats' page; imported only when a person sits, since the web stack is an extra."""
+    try:
+        from waraq.referee.human.server import page_for_run
+    except ImportError as error:
+        raise ValueError(
+            f"a human seat's page needs the web stack, which is not installed ({error.name}): "
+            f"pip install 'waraq[{EXTRA}]'"
+        ) from None
+    return page_for_run(people, config, tell)
+
+
+async def _run(
+    config: RunConfig,
+    on_outcome: Callable[[MatchOutcome], None] | None,
+    lobby: Lobby | None,
+    desk: Desk | None = None,
+) -> RunReport:
     endpoints: dict[tuple[BotSpec, int], Endpoint] = {}
     confinement = config.confinement
     if config.record_dir is not None:
@@ -227,7 +254,12 @@ async def _run(config: RunConfig, on_outcome: Callable[[MatchOutcome], None] | N
         if slot not in endpoints:
             logs = config.record_dir / "logs" if config.record_dir else None
             endpoints[slot] = Endpoint(
-                slot[0], startup_ms=config.time_control.startup_ms, log_dir=logs, confinement=confinement, lobby=lobby
+                slot[0],
+                startup_ms=config.time_control.startup_ms,
+                log_dir=logs,
+                confinement=confinement,
+                lobby=lobby,
+                desk=desk,
             )
     report = RunReport(
         bots=list(endpoints.values()), seats=[endpoints[s] for s in seat_slots(config.bots, _one_server)]
@@ -253,6 +285,8 @@ async def _run(config: RunConfig, on_outcome: Callable[[MatchOutcome], None] | N
                     report.stopped = report.stopped or error
                     return
             report.outcomes.append(outcome)
+            if desk is not None and outcome.record is not None:
+                desk.recorded(outcome.match_id, Path(outcome.record))
             if on_outcome is not None:
                 on_outcome(outcome)
 

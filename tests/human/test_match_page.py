@@ -1,0 +1,114 @@
+"""``waraq match`` with a person at a seat: a real command, its real page over HTTP, the real record.
+
+The person here is the test, answering through the page's own routes as the
+page's script does (tests/browser/test_human_seat.py clicks the real page).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.support import ROOT
+from tests.support.human import first_legal, play, seated
+from waraq.referee.replay.walk import load, request_json
+
+pytestmark = pytest.mark.slow
+
+
+def _header(record: Path) -> dict:
+    return json.loads(record.read_text().splitlines()[0])
+
+
+def _verify(record: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "waraq.referee.cli.main", "replay", str(record), "--verify"],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+
+
+def _same_questions(events: list[dict], record: Path, seats: set[int]) -> int:
+    """Every question the page was sent is the one the record says that seat was asked, and no other
+    seat's; the count of them."""
+    replay = load(record)
+    asked = {(s.seat, s.seq): request_json(replay.request(s)) for s in replay.steps if s.seat in seats}
+    sent = [e for e in events if "decision" in e.get("message", {})]
+    for event in sent:
+        request = event["message"]["decision"]
+        assert event["seat"] in seats and request["seat"] == event["seat"]
+        expected = asked[(event["seat"], int(request["seq"]))]
+        clock = ("deadline_ms", "bank_ms")  # the record keeps times to the µs
+        assert {k: v for k, v in request.items() if k not in clock} == {
+            k: v for k, v in expected.items() if k not in clock
+        }
+    assert len(sent) == len(asked)
+    return len(sent)
+
+
+@pytest.mark.parametrize(("game", "rules"), [("hokm", "short"), ("hand", "short")])
+def test_a_person_plays_a_whole_match_through_the_page_and_the_record_verifies(tmp_path, game, rules):
+    run = seated("--bots", "human", "random", "--game", game, "--rules", rules, "--record", "rec", cwd=tmp_path)
+    events = play(run.pages["human"], first_legal, until=lambda: run.process.poll() is not None)
+    status, output = run.finish()
+    assert status == 0, output
+    (record,) = (tmp_path / "rec").glob(f"{game}-1.jsonl")
+    assert [seat["via"] for seat in _header(record)["seats"]] == ["human", "launched", "human", "launched"]
+    assert _same_questions(events, record, {0, 2}) > 10
+    assert _verify(record).returncode == 0
+    # The page was told the end, then offered the match's replay, and nothing of seats 1 and 3.
+    assert any("end" in e.get("message", {}) for e in events)
+    assert any(e.get("door") == "replay" for e in events)
+    assert {e["seat"] for e in events} == {0, 2}
+
+
+def test_a_person_who_does_not_answer_times_out_as_a_bot_would(tmp_path):
+    run = seated(
+        "--bots", "human", "random", "--rules", "short", "--decision-ms", "300", "--bank-ms", "200",
+        "--record", "rec", cwd=tmp_path,
+    )  # fmt: skip
+    events = play(run.pages["human"], lambda *_: None, until=lambda: run.process.poll() is not None)
+    status, output = run.finish()
+    assert status == 1
+    assert "no_reply" in output or "no reply within 500 ms" in output, output
+    (record,) = (tmp_path / "rec").glob("hokm-1.jsonl")
+    end = json.loads(record.read_text().splitlines()[-1])
+    assert end["reason"] == "forfeit" and set(end["faulty"]) & {0, 2}
+    assert any(e.get("door") == "lost" for e in events)
+
+
+def test_a_page_never_opened_is_a_startup_failure_named_in_one_line(tmp_path):
+    run = seated("--bots", "human", "random", "--startup-ms", "300", "--record", "rec", cwd=tmp_path)
+    status, output = run.finish()
+    assert status == 1
+    assert "human's page was not opened within 300 ms" in output
+
+
+def test_the_page_answers_only_its_person_its_host_and_json(tmp_path):
+    run = seated("--bots", "human", "random", "--rules", "short", "--record", "rec", cwd=tmp_path)
+    page = run.pages["human"]
+    base, token = page.rsplit("/p/", 1)
+    try:
+        with httpx.Client(timeout=30) as client:
+            shell = client.get(page)
+            assert shell.status_code == 200 and "script-src 'self'" in shell.headers["content-security-policy"]
+            assert shell.headers["referrer-policy"] == "no-referrer" and shell.headers["cache-control"] == "no-store"
+            assert client.get(f"{base}/p/{token[:-2]}xx/events").status_code == 404
+            assert client.get(page, headers={"Host": "evil.example:80"}).status_code == 421
+            assert client.get(f"{base}/assets/desk.py").status_code == 404
+            assert client.get(f"{base}/assets/human.js").status_code == 200
+            assert client.get(page + "/replay/m-0000").status_code == 404
+            form = client.post(page + "/reply", content="match_id=x", headers={"Content-Type": "text/plain"})
+            assert form.status_code == 415
+            nobody = client.post(page + "/reply", json={"match_id": "m-x", "seat": 0, "message": {}})
+            assert nobody.status_code == 404 and "no seat 0" in nobody.json()["error"]
+            garbage = client.post(page + "/turn", content=b"{", headers={"Content-Type": "application/json"})
+            assert garbage.status_code == 400
+    finally:
+        play(page, first_legal, until=lambda: run.process.poll() is not None)
+        status, output = run.finish()
+    assert status == 0, output
