@@ -5,7 +5,7 @@ The records are real: matches played by the referee over gRPC
 played by ``waraq match``. What each page must show comes from ``load()``
 of the same record: ``Step.before.view(seat)`` and ``Step.before.hands``.
 
-The page's DOM contract (referee/replay/html/viewer.js), which these tests read:
+The page's DOM contract (referee/replay/html/table.js and viewer.js), which these tests read:
 
 * ``#waraq``: ``data-ready="yes"`` once drawn; ``data-mode`` ``all`` or
   ``seat``, with ``data-seat`` in a seat's view; ``data-playing`` while playing.
@@ -26,6 +26,7 @@ The page's DOM contract (referee/replay/html/viewer.js), which these tests read:
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -40,6 +41,7 @@ from tests.support.replay_records import hand_worked, played, read_events, write
 from waraq.referee.games.cards import CARD_NAMES
 from waraq.referee.games.hand.melds import CARD_NAMES as HAND_CARD_NAMES
 from waraq.referee.match.play import referee_error_result
+from waraq.referee.replay.html.page import seat_views
 from waraq.referee.replay.html.write import write_page
 from waraq.referee.replay.walk import Replay, Step, load
 
@@ -72,6 +74,17 @@ WALK = (
   }
   return out; }"""
 )
+# One seat's table drawn by table.js alone, from a row holding only that seat's view (as a page where a
+# person plays a seat has it): every card drawn, and each hand's.
+DRAW_ONE_SEAT = """([match, step, seen, view]) => {
+  const row = new Array(match.players);
+  row[seen] = view;
+  const box = document.createElement("div");
+  box.append(...window.WaraqTable.drawing(match).table(step, row, seen));
+  const faces = (node) => [...node.querySelectorAll("[data-card]")].map((c) => c.dataset.card);
+  return { cards: faces(box),
+    hands: Object.fromEntries([...box.querySelectorAll(".hand[data-seat]")].map((h) => [h.dataset.seat, faces(h)])) };
+}"""
 
 
 def js_number(value: float) -> str:
@@ -156,6 +169,13 @@ def assert_offline_and_clean(opened: Opened, page: Page) -> None:
     assert opened.errors == [] and opened.console_errors == []
 
 
+def embedded_data(page: Page) -> dict[str, Any]:
+    """The data the page holds, read from its file (its JSON has no "<": write.py escapes it)."""
+    found = re.search(r'<script type="application/json" id="waraq-data">(.*?)</script>', page.path.read_text())
+    assert found is not None
+    return json.loads(found.group(1))
+
+
 def snapshot(opened: Opened) -> dict[str, Any]:
     return opened.page.evaluate(SNAPSHOT)
 
@@ -223,6 +243,25 @@ def test_a_seat_view_shows_no_card_of_another_hand_at_any_decision_of_the_match(
         assert shown["hands"][str(seat)] == names(view.hand)
         assert set(shown["cards"]) <= set(names(view.cards_seen())), step.where
         assert (shown["note"] is None) == (step.seat != seat or not step.note)
+    assert_offline_and_clean(opened, page)
+
+
+@pytest.mark.parametrize("match", ["hokm", "hand"])
+def test_table_js_draws_a_seat_from_its_own_view_alone(browser, pages, match):
+    page = pages[match]
+    step = mid_trick(page, 2) if match == "hokm" else next(s for s in page.steps if s.kind == "TURN" and s.before.table)
+    opened = open_page(browser, page)
+    assert opened.page.evaluate("typeof window.WaraqTable.drawing") == "function"
+    data = embedded_data(page)
+    row = seat_views(data["views"])[step.number - 1]
+    asked = {key: data["steps"][step.number - 1][key] for key in ("seat", "kind", "trick", "round")} | {"action": None}
+    named = names if match == "hokm" else hand_names
+    for seat in range(page.replay.players):
+        drawn = opened.page.evaluate(DRAW_ONE_SEAT, [data["match"], asked, seat, row[seat]])
+        view = step.before.view(seat)
+        assert sorted(drawn["hands"].pop(str(seat))) == sorted(named(view.hand))
+        assert all(hand == [] for hand in drawn["hands"].values())
+        assert set(drawn["cards"]) <= set(named(view.cards_seen())), (seat, drawn["cards"])
     assert_offline_and_clean(opened, page)
 
 

@@ -1,6 +1,7 @@
 """Replay pages as files: one record -> one self-contained HTML file; a folder of records -> a page each and an index.
 
-A page is ``template.html`` with the viewer's ``viewer.css`` and ``viewer.js``
+A page is ``template.html`` with the viewer's ``viewer.css``, ``table.js`` (the
+table's drawing, shared with other pages: :func:`asset`) and ``viewer.js``
 inlined and the record's data (:func:`waraq.referee.replay.html.page.page_data`)
 embedded as JSON in a ``<script type="application/json">``. So it opens from
 disk, mailed or copied, with no server and no request (its
@@ -31,7 +32,9 @@ _SLOT = re.compile(r"\{\{(title|style|data|script)\}\}")
 _UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
-def _asset(name: str) -> str:
+def asset(name: str) -> str:
+    """A packaged asset's text (``table.js``, ``viewer.css``, ...), for a page that draws a seat's
+    table as the replay does: it inlines ``table.js`` and uses ``window.WaraqTable``."""
     return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
 
 
@@ -51,12 +54,13 @@ def render_page(replay: Replay) -> str:
     """The whole page for a replayed record (pure: the viewer's files are the package's own)."""
     slots = {
         "title": html.escape(page_title(replay)),
-        "style": _asset("viewer.css"),
+        "style": asset("viewer.css"),
         "data": script_json(page_data(replay)),
-        "script": _asset("viewer.js"),
+        # One script element: table.js defines WaraqTable, then viewer.js uses it.
+        "script": asset("table.js") + "\n" + asset("viewer.js"),
     }
     # One pass: text put in one slot is never read for another slot's marker.
-    return _SLOT.sub(lambda m: slots[m.group(1)], _asset("template.html"))
+    return _SLOT.sub(lambda m: slots[m.group(1)], asset("template.html"))
 
 
 def write_page(record: Path, out: Path) -> int:
