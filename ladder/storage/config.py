@@ -40,7 +40,7 @@ from waraq.referee.games.options import (
     toml_value,
 )
 from waraq.referee.launch import sandbox
-from waraq.referee.launch.bots import BotSpec
+from waraq.referee.launch.bots import BotSpec, SpecKind
 from waraq.referee.lobby.lobby import GRACE_S
 from waraq.referee.match.play import POLICIES, TimeControl
 
@@ -219,6 +219,11 @@ def _bot_spec(value: Any) -> str:
         spec = BotSpec.parse(value)
     except ValueError as error:
         raise BadValue(str(error)) from None
+    if spec.kind is SpecKind.HUMAN:
+        raise BadValue(
+            "a person takes no ladder seat (a ladder's matches are rated and unattended): play one with "
+            "`waraq match --bots human BOT`"
+        )
     if spec.name:
         raise BadValue(f"{value!r}: a ladder names each bot by its entry, so a spec takes no NAME= ({spec.name!r})")
     return value.strip()

@@ -21,7 +21,7 @@ from waraq.referee.common.arguments import integer_at_least, milliseconds, print
 from waraq.referee.conformance import report as reporting
 from waraq.referee.conformance.check import GAMES, CheckConfig, case_ids, check, unknown_cases
 from waraq.referee.launch import sandbox_options
-from waraq.referee.launch.bots import BotSpec
+from waraq.referee.launch.bots import BotSpec, a_bot
 from waraq.referee.lobby import options as lobby_options
 from waraq.referee.lobby.options import LobbyConfig
 from waraq.referee.match.play import TimeControl
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
             f"--only {', '.join(unknown)}: {'matches' if len(unknown) == 1 else 'match'} no case "
             f"(give a case id or its beginning); the cases: {', '.join(case_ids())}"
         )
-    spec = BotSpec.parse(args.bot)
+    spec = a_bot(BotSpec.parse(args.bot), "check-bot")
     folder = _folder(args.record)
     config = CheckConfig(
         spec=spec,

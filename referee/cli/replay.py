@@ -32,7 +32,7 @@ from waraq.referee.common.arguments import milliseconds, print_error, refuse_wri
 from waraq.referee.games import registry
 from waraq.referee.games.registry import Part
 from waraq.referee.launch import sandbox
-from waraq.referee.launch.bots import BotSpec, Endpoint
+from waraq.referee.launch.bots import BotSpec, Endpoint, a_bot
 from waraq.referee.match.play import TimeControl
 from waraq.referee.replay.reask import reask_all
 from waraq.referee.replay.render import GameText, trick_games
@@ -286,7 +286,7 @@ def _broken(broken: list[Replay]) -> int:
 
 
 async def _ask(console: Console, args: argparse.Namespace) -> int:
-    spec = BotSpec.parse(args.ask)
+    spec = a_bot(BotSpec.parse(args.ask), "replay --ask")
     paths = record_paths(args.records)
     if not paths:
         return _usage("no records (*.jsonl, *.jsonl.gz) in " + ", ".join(map(str, args.records)))

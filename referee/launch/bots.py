@@ -134,6 +134,13 @@ class BotSpec:
         return self.value
 
 
+def a_bot(spec: BotSpec, what: str) -> BotSpec:
+    """``spec`` when it names a bot; a person is refused where only a bot makes sense (``what`` says where)."""
+    if spec.kind is SpecKind.HUMAN:
+        raise ValueError(f"{what} asks a bot, not a person: 'human' sits at `waraq match` only")
+    return spec
+
+
 def spec_kinds() -> str:
     """The kinds of bot spec, for a command's help: every command that takes a bot says the same."""
     return (
