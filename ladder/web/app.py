@@ -24,6 +24,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from waraq.ladder.web.access import Refused
 from waraq.ladder.web.admin import Admin
 from waraq.ladder.web.author import Author
+from waraq.ladder.web.exhibitions import Exhibitions
 from waraq.ladder.web.public import Public
 from waraq.ladder.web.signin import SignIn
 from waraq.ladder.web.site import HERE, PAGE_POLICY, SECURITY_HEADERS, Site
@@ -37,6 +38,7 @@ def build(site: Site) -> Starlette:
         *SignIn(site).routes(),
         *Author(site).routes(),
         *Admin(site).routes(),
+        *Exhibitions(site).routes(),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from waraq.ladder.play import folder, ledger
+from waraq.ladder.play.exhibition import Exhibitions
 from waraq.ladder.play.folder import Ladder
 from waraq.ladder.play.scheduler import RunState, Scheduler
 from waraq.ladder.storage.config import ConfigError
@@ -69,6 +70,7 @@ class Arena:
             paused=ladder.store.meta(PAUSED) is not None,
         )
         self.scheduler = self._scheduler()
+        self.exhibitions = Exhibitions(ladder)  # a person against the ladder's bots: played here, never rated
         self.lobby_address: str | None = None
         self.on_lobby = on_lobby
         self.state.on_lobby = self._lobby_opened

@@ -125,6 +125,7 @@ async def serve(
             arena.stop()
         state = await play
     finally:
+        await arena.exhibitions.close()  # a page waiting for news is answered before the server stops
         server.should_exit = True
         await asyncio.gather(web, return_exceptions=True)
         await site.uploads.close()

@@ -111,8 +111,9 @@ class PageLine:
 class Person:
     """One person: their page's secret token, their seats' lines, and every message sent to them."""
 
-    def __init__(self, name: str, token: str | None = None) -> None:
-        self.name = name
+    def __init__(self, name: str, token: str | None = None, key: str = "") -> None:
+        self.name = name  # what the page and the record call them
+        self.key = key or name  # who they are on the desk: a name in a run, an exhibition's id in an arena
         self.token = token or secrets.token_urlsafe(TOKEN_BYTES)
         self.lines: dict[tuple[str, int], PageLine] = {}
         self.events: list[dict[str, Any]] = []
@@ -183,15 +184,16 @@ def _bot_message(value: Any) -> pb.BotMessage:
 
 
 class Desk:
-    """The people of one run, by their page's token and by name."""
+    """The people of one run, by their page's token and by key (their name in a run)."""
 
     def __init__(self) -> None:
-        self.people: dict[str, Person] = {}  # by name
+        self.people: dict[str, Person] = {}  # by key
 
-    def person(self, name: str) -> Person:
-        found = self.people.get(name)
+    def person(self, key: str, name: str = "") -> Person:
+        """The person of ``key``, made (called ``name``, else ``key``) the first time."""
+        found = self.people.get(key)
         if found is None:
-            found = self.people[name] = Person(name)
+            found = self.people[key] = Person(name or key, key=key)
         return found
 
     def by_token(self, token: str) -> Person | None:

@@ -399,7 +399,7 @@ class Endpoint:
             within = f"{self.startup_s * 1000:.0f} ms"
             self.failure = Fault(FaultCode.NOT_READY, f"{self.dial_name}'s page was not opened within {within}")
             return
-        self.hello = person_hello(self.dial_name)
+        self.hello = person_hello(person.name)
         self.name, self.version = self.hello.name, self.hello.version
 
     def seat(self) -> RemoteSeat | FailedSeat:

@@ -53,7 +53,7 @@ def _same_questions(events: list[dict], record: Path, seats: set[int]) -> int:
 @pytest.mark.parametrize(("game", "rules"), [("hokm", "short"), ("hand", "short")])
 def test_a_person_plays_a_whole_match_through_the_page_and_the_record_verifies(tmp_path, game, rules):
     run = seated("--bots", "human", "random", "--game", game, "--rules", rules, "--record", "rec", cwd=tmp_path)
-    events = play(run.pages["human"], first_legal, until=lambda: run.process.poll() is not None)
+    events = play(run.pages["human"], first_legal, until=lambda _: run.process.poll() is not None)
     status, output = run.finish()
     assert status == 0, output
     (record,) = (tmp_path / "rec").glob(f"{game}-1.jsonl")
@@ -71,7 +71,7 @@ def test_a_person_who_does_not_answer_times_out_as_a_bot_would(tmp_path):
         "--bots", "human", "random", "--rules", "short", "--decision-ms", "300", "--bank-ms", "200",
         "--record", "rec", cwd=tmp_path,
     )  # fmt: skip
-    events = play(run.pages["human"], lambda *_: None, until=lambda: run.process.poll() is not None)
+    events = play(run.pages["human"], lambda *_: None, until=lambda _: run.process.poll() is not None)
     status, output = run.finish()
     assert status == 1
     assert "no_reply" in output or "no reply within 500 ms" in output, output
@@ -109,6 +109,6 @@ def test_the_page_answers_only_its_person_its_host_and_json(tmp_path):
             garbage = client.post(page + "/turn", content=b"{", headers={"Content-Type": "application/json"})
             assert garbage.status_code == 400
     finally:
-        play(page, first_legal, until=lambda: run.process.poll() is not None)
+        play(page, first_legal, until=lambda _: run.process.poll() is not None)
         status, output = run.finish()
     assert status == 0, output

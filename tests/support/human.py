@@ -9,6 +9,7 @@ nothing the seat may not see.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import re
@@ -83,6 +84,11 @@ def seated(*args: str, cwd: Path, people: int = 1, timeout: float = 60.0) -> Sea
     return Seated(process, pages, into, reader)
 
 
+def replay_offered(events: list[dict[str, Any]]) -> bool:
+    """Whether the page was offered its match's replay: the match is over and recorded."""
+    return any(event.get("door") == "replay" for event in events)
+
+
 def first_legal(client: httpx.Client, page: str, event: dict[str, Any]) -> dict[str, Any] | None:
     """The question's first legal action; a Hand turn: take no step and discard the last card held."""
     request = event["message"]["decision"]
@@ -95,12 +101,19 @@ def first_legal(client: httpx.Client, page: str, event: dict[str, Any]) -> dict[
     return finished.json()["action"]
 
 
-def play(page: str, choose: Choose = first_legal, *, until: Callable[[], bool]) -> list[dict[str, Any]]:
+def play(
+    page: str,
+    choose: Choose = first_legal,
+    *,
+    until: Callable[[list[dict[str, Any]]], bool],
+    client: httpx.Client | None = None,
+) -> list[dict[str, Any]]:
     """Answer each question sent to the page with ``choose``'s action (None: leave it unanswered), until
-    ``until()``; every event the page was sent, in order."""
+    ``until(events so far)``; every event the page was sent, in order. ``client``: one signed in
+    (``waraq serve``)."""
     events: list[dict[str, Any]] = []
-    with httpx.Client(timeout=30) as client:
-        while not until():
+    with contextlib.nullcontext(client) if client is not None else httpx.Client(timeout=30) as client:
+        while not until(events):
             try:
                 got = client.get(page + "/events", params={"after": len(events)}).json()["events"]
             except httpx.TransportError:
