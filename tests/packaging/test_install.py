@@ -51,8 +51,10 @@ def test_every_module_of_the_checkout_is_in_the_wheel_where_its_package_says(whe
     assert len(expected) > 60 and sorted(expected - names) == []
     assert "waraq/v1/bot.proto" in names  # what bot authors compile
     # The HTML replay's viewer, inlined into every page from the installed package's own files.
-    viewer = {f"waraq/referee/replay/html/{name}" for name in ("template.html", "viewer.css", "viewer.js")}
-    assert sorted(viewer - names) == []
+    viewer = {f"waraq/referee/replay/html/{n}" for n in ("template.html", "viewer.css", "viewer.js", "table.js")}
+    # A human seat's page is served from the installed package's files too.
+    page = {f"waraq/referee/human/{name}" for name in ("human.html", "human.js", "human.css")}
+    assert sorted((viewer | page) - names) == []
 
 
 @pytest.mark.slow
