@@ -91,6 +91,7 @@ class Exhibitions:
         self.ladder = ladder
         self.desk = Desk()
         self.playing: dict[str, Exhibition] = {}
+        self._latest: dict[int, str] = {}  # each person's latest exhibition, by people.id
         self._tasks: set[asyncio.Task[Any]] = set()
         ladder.store.db.executescript(TABLE)
 
@@ -136,6 +137,12 @@ class Exhibitions:
                 "INSERT INTO exhibitions (id, person, seat, bots, started, record) VALUES (?, ?, ?, ?, ?, ?)",
                 (ident, person, 0, json.dumps(bots), now(), str(exhibition.record.relative_to(self.ladder.folder))),
             )
+        # A long-lived arena keeps each person's latest exhibition on its desk only (its page and its
+        # messages); an earlier one is replayed from its record.
+        earlier = self._latest.pop(person, None)
+        if earlier is not None:
+            self.desk.leave(earlier)
+        self._latest[person] = ident
         exhibition.token = self.desk.person(ident, name).token
         self.playing[ident] = exhibition
         task = asyncio.ensure_future(self._play(exhibition))

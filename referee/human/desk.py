@@ -202,6 +202,10 @@ class Desk:
                 return person
         return None
 
+    def leave(self, key: str) -> None:
+        """The person of ``key`` is done with this desk: their page finds nobody, and their messages go."""
+        self.people.pop(key, None)
+
     def __iter__(self) -> Iterator[Person]:
         return iter(self.people.values())
 

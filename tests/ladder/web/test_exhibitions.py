@@ -79,6 +79,13 @@ def test_a_person_plays_a_ladder_bot_sees_the_result_and_replay_and_nothing_is_r
     assert header["deal_key"] is True
     assert _rated(served.folder) == rated  # never rated: the ladder's matches are as they were
 
+    # A second match: the arena keeps only the latest seat's page; the first is replayed from its record.
+    again = olga.post("/play", data={"csrf": csrf_of(olga.get("/play").text), "opponent": "rnd"})
+    assert again.status_code == 303
+    assert olga.get(seat + "/events").status_code == 404 and olga.get(f"/play/{ident}/replay").status_code == 200
+    play(served.url + again.headers["location"], first_legal, until=replay_offered, client=olga)
+    assert len(re.findall(r'class="replay-link"', olga.get("/play").text)) == 2
+
 
 def test_a_match_against_no_bot_of_the_ladder_or_a_second_one_at_once_is_refused_in_words(served):
     ann = sign_in(served, "ann")
