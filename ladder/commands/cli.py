@@ -401,10 +401,11 @@ def _play(args: argparse.Namespace, console: Console, ladder: folder.Ladder) -> 
     _, made = key_file.ensure(ladder.folder, ladder.store, new_key=args.new_key)  # the key's problems refuse here
     if made is not None:
         console.print(made, style="yellow", highlight=False, soft_wrap=True, markup=False)
+    lobby = lobby_of(args, ladder)  # a bad --lobby (or --ray with dial-in bots) refuses here, before the goal
     with ladder.store.transaction():
         ladder.store.set_meta("target", target.to_text())
     concurrency = args.concurrency or ladder.config.run.concurrency
-    state = RunState(target, concurrency, cluster=args.ray, lobby=lobby_of(args, ladder))
+    state = RunState(target, concurrency, cluster=args.ray, lobby=lobby)
     state.on_lobby = lambda address: console.print(
         f"dial-in bots dial {address}", highlight=False, markup=False, soft_wrap=True
     )

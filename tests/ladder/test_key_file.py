@@ -110,6 +110,11 @@ REFUSALS: dict[str, tuple[Callable[[Path], None], tuple[str, ...], tuple[str, ..
         ("--new-key: ", "L/ladder.key is there, and a ladder's key is never replaced"),
     ),
     "a margin out of range": (lambda path: None, ("--margin", "-5"), ("--margin -5.0: expected a number of Elo > 0",)),
+    "a lobby off loopback without TLS": (
+        lambda path: None,
+        ("--lobby", "0.0.0.0:0"),
+        ("lobby address '0.0.0.0:0' is not loopback: give --tls-cert and --tls-key",),
+    ),
     "a sandbox limit of 10^20": (
         lambda path: (path / "ladder.toml").write_text(
             (path / "ladder.toml").read_text().replace("memory_mb = 2048", "memory_mb = 100000000000000000000")
