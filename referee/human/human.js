@@ -11,7 +11,12 @@
  * ("connecting", "waiting", "asked", "sending", "over", "lost"), data-match, data-seat, data-kind and
  * data-seq; each offered action is a button.legal[data-index]; a card that answers by a click has class
  * "playable"; Hand's builder has #turn-hand (.card[data-card], .selected), #meld, #discard, #undo, and a
- * button.add[data-meld][data-at] or button.swap[data-meld] per step the selection could make.
+ * button.add[data-meld][data-at] or button.swap[data-meld] per step the selection could make; while the
+ * referee is asked what the selection allows, #turn-builder has data-pending and the tools are disabled.
+ * A match over shows #result (data-won, data-reason, data-score: the score by side, comma-separated) and,
+ * once offered, #replay-link; every match over stays listed in #matches (li.match-result[data-match]
+ * [data-seat], the seat it is said from; its a.replay-link while the page is served).
+ * #waraq[data-run="over"]: the referee no longer answers and no seat has a match under way: the run is over.
  * Keys: 1-9 choose the offered action of that number; Escape clears a selection.
  */
 "use strict";
@@ -20,10 +25,13 @@
   const base = location.pathname.replace(/\/+$/, "");
   const name = root.getAttribute("data-name") || "you";
   const T = window.WaraqTable;
-  const el = (...args) => T.drawing({ game: "hokm", players: 4, teams: 2, seats: [], rules: {} }).el(...args);
+  const el = T.drawing({ game: "hokm", players: 4, teams: 2, seats: [], rules: {} }).el;
   const seats = new Map(); // "match/seat" -> what this person was told of that seat
   const order = []; // the keys, oldest first
+  const replays = new Set(); // the matches whose replay is offered (the desk tells one seat of each match)
+  const ended = []; // the matches over, oldest first: {match, seat, end}
   let after = 0;
+  let offline = false; // the last request for events failed
   let shown = null; // the key on the page
   let sending = false;
   let problem = ""; // the last refusal, shown until the next question
@@ -39,7 +47,7 @@
     let seat = seats.get(key);
     if (!seat) {
       seat = { key: key, match: event.match_id, seat: event.seat, start: null, request: null, askedAt: 0,
-        answered: true, end: null, lost: false, replay: false };
+        answered: true, end: null, lost: false };
       seats.set(key, seat);
       order.push(key);
     }
@@ -52,39 +60,60 @@
     } else if (message && message.end) {
       seat.end = message.end;
       seat.answered = true;
+      if (!ended.some((e) => e.match === seat.match)) ended.push({ match: seat.match, seat: seat.seat, end: seat.end });
     } else if (event.door === "answered" && seat.request && String(event.seq) === String(seat.request.seq)) {
       seat.answered = true;
     } else if (event.door === "lost") {
       seat.lost = true;
       seat.answered = true;
     } else if (event.door === "replay") {
-      seat.replay = true;
+      replays.add(event.match_id);
     }
   }
 
-  /** The seat to show: the oldest with a question out, else the newest. */
+  /** The seat to show: the oldest with a question out; else the newest with something to show (a question
+   * answered, an end), so a match over stays on the page until the next one asks; else the newest. */
   function choose() {
-    const waiting = order.map((k) => seats.get(k)).filter((s) => s.request && !s.answered && !s.lost);
-    shown = waiting.length ? waiting[0].key : order[order.length - 1] || null;
+    const all = order.map((k) => seats.get(k));
+    const waiting = all.filter((s) => s.request && !s.answered && !s.lost);
+    const told = all.filter((s) => s.request || s.end || s.lost);
+    shown = waiting.length ? waiting[0].key : told.length ? told[told.length - 1].key : order[order.length - 1] || null;
   }
 
+  /** Every seat this page holds has its match over (or lost): nothing more is asked unless a new match starts. */
+  function allOver() {
+    return order.length > 0 && order.every((k) => seats.get(k).end || seats.get(k).lost);
+  }
+
+  const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
   async function poll() {
+    let backoff = 1000;
     for (;;) {
       try {
         const response = await fetch(base + "/events?after=" + after, { cache: "no-store" });
         if (!response.ok) throw new Error("the referee answered " + response.status);
         const body = await response.json();
+        const wasOffline = offline;
+        offline = false;
+        backoff = 1000;
         for (const event of body.events) take(event);
-        if (body.events.length || root.getAttribute("data-state") === "connecting") {
+        if (body.events.length || wasOffline || root.getAttribute("data-state") === "connecting") {
           choose();
           render();
         }
+        // The referee answers none after waiting for news, or at once when the run is closing: either way,
+        // no hurry (a run that closes would otherwise be asked again and again until its server stops).
+        if (!body.events.length) await pause(1000);
       } catch (error) {
-        root.setAttribute("data-offline", "yes");
-        await new Promise((resolve) => setTimeout(resolve, 1000)); // the referee may be gone: ask again
-        continue;
+        if (!offline) {
+          offline = true;
+          render();
+        }
+        // The referee may be gone for good (the run is over) or for a moment: ask again, less and less often.
+        await pause(backoff);
+        backoff = Math.min(backoff * 2, 30000);
       }
-      root.removeAttribute("data-offline");
     }
   }
 
@@ -105,7 +134,10 @@
     const partners = start.partners || [];
     const rules = start.rules_json ? JSON.parse(start.rules_json) : {};
     const seatsList = [];
-    for (let s = 0; s < players; s++) seatsList.push({ seat: s, bot: s === seat.seat ? name + " (you)" : "s" + s });
+    for (let s = 0; s < players; s++) {
+      const mine = seats.has(seat.match + "/" + s); // a person may hold several seats of one match
+      seatsList.push({ seat: s, bot: mine ? name + " (you)" : partners.indexOf(s) >= 0 ? "partner" : "opponent" });
+    }
     return { game: start.game || "hokm", players: players, teams: players / (partners.length + 1), seats: seatsList,
       rules: rules, match_id: seat.match };
   }
@@ -128,6 +160,7 @@
       seat ? el("p", { class: "meta small" }, "match " + seat.match + " \u00b7 seat s" + seat.seat +
         (seat.start && seat.start.partners && seat.start.partners.length ? " \u00b7 partner " +
           seat.start.partners.map((p) => "s" + p).join(", ") : "") + (seat.start ? " \u00b7 " + seat.start.game : "")) : null));
+    if (offline) nodes.push(offlineLine());
     if (!seat) {
       setState("waiting", null);
       nodes.push(el("p", { class: "banner", id: "status" }, "Waiting for the match to start\u2026"));
@@ -145,7 +178,8 @@
       const view = viewOf(request);
       const body = el("div", { class: "body" });
       const table = el("section", { class: "table seats-" + match.players, id: "table", "aria-label": "the table" });
-      const step = { seat: view.to_act, kind: view.kind || request.kind, action: null, round: view.round,
+      // Once answered (or over), nobody is shown "to act": the next question, if any, says who is.
+      const step = { seat: asked ? view.to_act : null, kind: view.kind || request.kind, action: null, round: view.round,
         trick: view.tricks ? view.tricks.length + 1 : null };
       const row = [];
       row[seat.seat] = view;
@@ -155,13 +189,47 @@
       body.append(table, panel);
       nodes.push(body);
     }
+    if (ended.length) nodes.push(matchesList());
     nodes.push(el("p", { class: "keys" }, "Keys: 1\u20139 choose the offered action of that number; Esc clears a selection."));
     root.replaceChildren(...nodes);
     tick();
   }
 
+  function offlineLine() {
+    return allOver()
+      ? el("p", { class: "banner", id: "offline" }, "The run is over: the referee no longer serves this page " +
+        "(its records replay with waraq replay RECORD --html).")
+      : el("p", { class: "banner bad", id: "offline" }, "The referee does not answer: trying again\u2026");
+  }
+
+  /** A match's end, said from the seat's side: who won, why, the score by side. */
+  function endText(end, seat, drawing) {
+    const won = (end.winners || []).indexOf(seat) >= 0;
+    const faulty = end.faulty || [];
+    return (won ? "You win" : "You lose") + " (" + end.reason + "); score " + drawing.bySide(end.score || []) +
+      (faulty.length ? "; faulty " + faulty.map((s) => "s" + s).join(", ") : "");
+  }
+
+  function replayLink(match, attrs) {
+    return el("a", Object.assign({ class: "replay-link", href: base + "/replay/" + encodeURIComponent(match),
+      target: "_blank", rel: "noopener noreferrer" }, attrs || {}), "Replay this match");
+  }
+
+  /** Every match over, so one's result and replay stay at hand while the next is played. */
+  function matchesList() {
+    return el("section", { class: "matches", "aria-label": "your matches over" }, el("h2", {}, "Your matches over"),
+      el("ol", { id: "matches" }, ended.map((e) => {
+        const seat = seats.get(e.match + "/" + e.seat);
+        const won = (e.end.winners || []).indexOf(e.seat) >= 0;
+        return el("li", { class: "match-result", "data-match": e.match, "data-seat": e.seat, "data-won": won ? "yes" : "no" },
+          "match " + e.match + ": " + endText(e.end, e.seat, T.drawing(matchOf(seat))) + " ",
+          replays.has(e.match) && !offline ? replayLink(e.match, { "data-match": e.match }) : null);
+      })));
+  }
+
   function setState(state, seat) {
     root.setAttribute("data-state", state);
+    if (offline && allOver()) root.setAttribute("data-run", "over"); else root.removeAttribute("data-run");
     for (const [attr, value] of [["data-match", seat && seat.match], ["data-seat", seat && seat.seat],
       ["data-kind", seat && seat.request && !seat.answered ? seat.request.kind : null],
       ["data-seq", seat && seat.request && !seat.answered ? seat.request.seq : null]]) {
@@ -177,14 +245,10 @@
     if (seat.end) {
       const end = seat.end;
       const won = (end.winners || []).indexOf(seat.seat) >= 0;
-      const text = (won ? "You win" : "You lose") + " (" + end.reason + "); score " +
-        (end.score || []).join("-") + ((end.faulty || []).length ? "; faulty " + end.faulty.map((s) => "s" + s).join(", ") : "");
-      const banner = el("div", { class: "banner " + (won ? "good" : "bad"), id: "result", "data-won": won ? "yes" : "no" },
-        el("b", {}, "Match over. "), text);
-      if (seat.replay) {
-        banner.append(" ", el("a", { id: "replay-link", href: base + "/replay/" + encodeURIComponent(seat.match),
-          target: "_blank", rel: "noopener noreferrer" }, "Replay this match"));
-      }
+      const banner = el("div", { class: "banner " + (won ? "good" : "bad"), id: "result", "data-won": won ? "yes" : "no",
+        "data-reason": end.reason, "data-score": (end.score || []).join(",") },
+        el("b", {}, "Match over. "), endText(end, seat.seat, drawing));
+      if (replays.has(seat.match) && !offline) banner.append(" ", replayLink(seat.match, { id: "replay-link" }));
       return banner;
     }
     if (asked) {
@@ -203,7 +267,7 @@
   function question(seat, drawing, table) {
     const request = seat.request;
     const kind = request.kind;
-    if (kind === "TURN") return turnBuilder(seat, drawing);
+    if (kind === "TURN") return turnBuilder(seat, drawing, table);
     if (kind === "DISCARD") return discardPicker(seat, drawing, table);
     const legal = request.legal || [];
     const out = [el("h2", {}, "Choose: " + kind)];
@@ -254,28 +318,31 @@
 
   async function answer(seat, action) {
     if (sending || seat.answered || seat.lost) return;
+    const request = seat.request;
     sending = true;
     problem = "";
     render();
     const sent = await post("/reply", { match_id: seat.match, seat: seat.seat,
-      message: { reply: { seq: seat.request.seq, action: action } } });
+      message: { reply: { seq: request.seq, action: action } } });
     sending = false;
     if (sent.ok) {
-      seat.answered = true;
-      builder = null;
+      // The next question may have come (by events) before this answer's own reply: only this one is answered.
+      if (seat.request === request) seat.answered = true;
+      if (builder && builder.key === seat.key && builder.seq === request.seq) builder = null;
       picked = [];
     } else {
       problem = sent.body.error || "the referee refused the answer";
     }
+    choose();
     render();
   }
 
   // -- Hand's turn, step by step --------------------------------------------------------------------------
 
-  function turnBuilder(seat, drawing) {
+  function turnBuilder(seat, drawing, table) {
     const seq = seat.request.seq;
     if (!builder || builder.key !== seat.key || builder.seq !== seq) {
-      builder = { key: seat.key, seq: seq, steps: [], selected: [], options: null, asking: false };
+      builder = { key: seat.key, seq: seq, steps: [], selected: [], options: null, asks: 0, pending: false };
       refreshTurn(seat);
     }
     const options = builder.options;
@@ -285,18 +352,27 @@
       return out;
     }
     const selected = builder.selected;
-    const hand = el("div", { class: "hand", id: "turn-hand" }, options.hand.map((name) => {
+    const pending = builder.pending; // the options are for an earlier selection: no tool acts until they are new
+    // The hand in the order the table draws it (the referee's is by copy: the two 7H apart); a joker won back last.
+    const drawn = Array.from(table.querySelectorAll('.hand[data-seat="' + seat.seat + '"] .card[data-card]'),
+      (card) => card.getAttribute("data-card"));
+    const place = (name) => (drawn.indexOf(name) >= 0 ? drawn.indexOf(name) : drawn.length);
+    const inHand = options.hand.slice().sort((a, b) => place(a) - place(b));
+    const hand = el("div", { class: "hand", id: "turn-hand" }, inHand.map((name) => {
       const card = drawing.card(name, selected.indexOf(name) >= 0 ? "selected" : "");
       card.setAttribute("role", "button");
       card.addEventListener("click", () => {
-        builder.selected = selected.indexOf(name) >= 0 ? selected.filter((c) => c !== name) : selected.concat([name]);
+        // Read the selection now, not as drawn: a second click may come before the referee's options for the first.
+        const now = builder.selected;
+        builder.selected = now.indexOf(name) >= 0 ? now.filter((c) => c !== name) : now.concat([name]);
         refreshTurn(seat);
       });
       return card;
     }));
     const tool = (id, label, enabled, title, action, attrs) => {
-      const button = el("button", Object.assign({ type: "button", class: "tool", id: id, disabled: !enabled, title: title || null }, attrs || {}), label);
-      button.addEventListener("click", () => { if (enabled) action(); });
+      const on = enabled && !pending;
+      const button = el("button", Object.assign({ type: "button", class: "tool", id: id, disabled: !on, title: title || null }, attrs || {}), label);
+      button.addEventListener("click", () => { if (on && !builder.pending) action(); });
       return button;
     };
     const doStep = (step) => { builder.steps = builder.steps.concat([step]); builder.selected = []; refreshTurn(seat); };
@@ -323,7 +399,8 @@
     const steps = el("ol", { class: "turn", id: "turn-steps" }, builder.steps.map((step) => el("li", {},
       "meld" in step ? ["meld ", drawing.cards(step.meld)] : "add" in step ? ["add ", drawing.cards(step.cards), " to #" + step.add +
         (step.at ? " at the " + step.at + " end" : "")] : ["swap ", drawing.card(step.card), " for the joker of #" + step.swap])));
-    out.push(el("div", { class: "builder" }, el("div", { class: "label" }, "Your hand (click to select):"), hand, tools,
+    out.push(el("div", { class: "builder", id: "turn-builder", "data-pending": pending ? "yes" : null },
+      el("div", { class: "label" }, "Your hand (click to select):"), hand, tools,
       el("p", { id: "problem" }, options.problem ? "To end the turn: " + options.problem :
         "The turn may end here: select one card and discard it."),
       el("div", { class: "label" }, "Steps so far:"), steps,
@@ -331,12 +408,15 @@
     return out;
   }
 
+  /** Ask the referee what the turn allows after its steps with its selection; only the last ask's answer is used. */
   async function refreshTurn(seat) {
     const mine = builder;
-    mine.asking = true;
+    const ask = ++mine.asks;
+    mine.pending = true;
+    if (mine.options) render(); // the selection shows at once; the tools wait for the answer
     const sent = await post("/turn", { match_id: seat.match, seat: seat.seat, steps: mine.steps, selected: mine.selected });
-    if (builder !== mine) return;
-    mine.asking = false;
+    if (builder !== mine || ask !== mine.asks) return; // another question, or a newer ask, since
+    mine.pending = false;
     if (sent.ok) {
       mine.options = sent.body;
       problem = "";
@@ -345,11 +425,16 @@
       if (sent.status === 422 && mine.steps.length) { mine.steps = mine.steps.slice(0, -1); return refreshTurn(seat); }
       mine.selected = [];
     }
-    render();
+    if (shown === seat.key) render();
   }
 
   async function finishTurn(seat, card) {
-    const sent = await post("/turn", { match_id: seat.match, seat: seat.seat, steps: builder.steps, discard: card });
+    const mine = builder;
+    mine.pending = true;
+    render();
+    const sent = await post("/turn", { match_id: seat.match, seat: seat.seat, steps: mine.steps, discard: card });
+    if (builder !== mine) return;
+    mine.pending = false;
     if (!sent.ok) {
       problem = sent.body.error || "the referee refused the turn";
       render();
@@ -382,12 +467,14 @@
   document.addEventListener("keydown", (event) => {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
     if (event.key === "Escape") {
-      if (builder && builder.selected.length) { builder.selected = []; const s = seats.get(shown); if (s) refreshTurn(s); }
+      const s = shown ? seats.get(shown) : null;
+      if (builder && builder.selected.length && s && builder.key === s.key) { builder.selected = []; refreshTurn(s); }
       if (picked.length) { picked = []; render(); }
       return;
     }
     if (!/^[1-9]$/.test(event.key)) return;
-    const button = root.querySelector('#legal button.legal[data-index="' + (Number(event.key) - 1) + '"]');
+    // The button of that number, in order: a discard's one button (data-index: the pair selected) is 1.
+    const button = root.querySelectorAll("#legal button.legal")[Number(event.key) - 1];
     if (button && !button.disabled) { event.preventDefault(); button.click(); }
   });
 
