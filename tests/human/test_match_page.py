@@ -15,8 +15,7 @@ import httpx
 import pytest
 
 from tests.support import ROOT
-from tests.support.human import first_legal, play, seated
-from waraq.referee.replay.walk import load, request_json
+from tests.support.human import first_legal, play, same_questions, seated
 
 pytestmark = pytest.mark.slow
 
@@ -32,24 +31,6 @@ def _verify(record: Path) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
-def _same_questions(events: list[dict], record: Path, seats: set[int]) -> int:
-    """Every question the page was sent is the one the record says that seat was asked, and no other
-    seat's; the count of them."""
-    replay = load(record)
-    asked = {(s.seat, s.seq): request_json(replay.request(s)) for s in replay.steps if s.seat in seats}
-    sent = [e for e in events if "decision" in e.get("message", {})]
-    for event in sent:
-        request = event["message"]["decision"]
-        assert event["seat"] in seats and request["seat"] == event["seat"]
-        expected = asked[(event["seat"], int(request["seq"]))]
-        clock = ("deadline_ms", "bank_ms")  # the record keeps times to the µs
-        assert {k: v for k, v in request.items() if k not in clock} == {
-            k: v for k, v in expected.items() if k not in clock
-        }
-    assert len(sent) == len(asked)
-    return len(sent)
-
-
 @pytest.mark.parametrize(("game", "rules"), [("hokm", "short"), ("hand", "short")])
 def test_a_person_plays_a_whole_match_through_the_page_and_the_record_verifies(tmp_path, game, rules):
     run = seated("--bots", "human", "random", "--game", game, "--rules", rules, "--record", "rec", cwd=tmp_path)
@@ -58,7 +39,7 @@ def test_a_person_plays_a_whole_match_through_the_page_and_the_record_verifies(t
     assert status == 0, output
     (record,) = (tmp_path / "rec").glob(f"{game}-1.jsonl")
     assert [seat["via"] for seat in _header(record)["seats"]] == ["human", "launched", "human", "launched"]
-    assert _same_questions(events, record, {0, 2}) > 10
+    assert same_questions(events, record, {0, 2}) > 10
     assert _verify(record).returncode == 0
     # The page was told the end, then offered the match's replay, and nothing of seats 1 and 3.
     assert any("end" in e.get("message", {}) for e in events)

@@ -1,8 +1,9 @@
 """A real browser for the tests: Debian's headless Chromium, driven by Playwright, started by the tests.
 
 Pages are opened from disk (``file://``), as a user opens a page mailed to
-them. Every request the page makes is kept: a page that is meant to work
-offline must make none but its own file (and ``data:`` URLs it holds).
+them, or from a real server (:meth:`Browser.visit`). Every request the page
+makes is kept: a page that is meant to work offline must make none but its
+own file (and ``data:`` URLs it holds), a served one none but its server's.
 
 Without Chromium this fails, never skips: CI installs it (.ci/run) and must
 run these tests.
@@ -49,6 +50,10 @@ class Opened:
         mine = own.resolve().as_uri()
         return [url for url in self.requests if url != mine and not url.startswith("data:")]
 
+    def requests_elsewhere(self, origin: str) -> list[str]:
+        """Requests for anything but ``origin``'s (``http://127.0.0.1:PORT``: a served page's own) and data: URLs."""
+        return [url for url in self.requests if not url.startswith(origin + "/") and not url.startswith("data:")]
+
     def screenshot(self, name: str) -> Path:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         path = ARTIFACTS / f"{name}.png"
@@ -84,6 +89,10 @@ class Browser:
         url = path.resolve().as_uri() + (f"#{fragment}" if fragment else "")
         opened.page.goto(url, wait_until="load")
         return opened
+
+    def blank(self, *, width: int = 1280, height: int = 900) -> Opened:
+        """A person of their own who has opened nothing yet: hook ``page.on(...)`` first, then ``goto``."""
+        return self._fresh(width, height)
 
     def visit(self, url: str, *, width: int = 1280, height: int = 900) -> Opened:
         """A person of their own at ``url`` of a real server."""

@@ -4,7 +4,7 @@
 address; :func:`play` answers every question the page is sent with a choice of
 the test's, through the page's own routes (events, reply, turn), until the run
 is over. What the page was sent is kept, for the tests that check it holds
-nothing the seat may not see.
+nothing the seat may not see (:func:`same_questions`).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import Any
 import httpx
 
 from tests.support import ROOT
+from waraq.referee.replay.walk import load, request_json
 
 PAGE = re.compile(r"^(\S+): your seat's page is (http://\S+)")
 
@@ -132,3 +133,21 @@ def play(
                     )  # fmt: skip
                     assert answer.status_code == 200, answer.text
     return events
+
+
+def same_questions(events: list[dict[str, Any]], record: Path, seats: set[int]) -> int:
+    """Every question the page was sent (``events``, as GET events gives them) is the one the record says
+    that seat was asked, and no other seat's; the count of them."""
+    replay = load(record)
+    asked = {(s.seat, s.seq): request_json(replay.request(s)) for s in replay.steps if s.seat in seats}
+    sent = [e for e in events if "decision" in e.get("message", {}) and e["match_id"] == replay.match_id]
+    for event in sent:
+        request = event["message"]["decision"]
+        assert event["seat"] in seats and request["seat"] == event["seat"]
+        expected = asked[(event["seat"], int(request["seq"]))]
+        clock = ("deadline_ms", "bank_ms")  # the record keeps times to the µs
+        assert {k: v for k, v in request.items() if k not in clock} == {
+            k: v for k, v in expected.items() if k not in clock
+        }
+    assert len(sent) == len(asked)
+    return len(sent)
