@@ -201,7 +201,7 @@ def play(args: argparse.Namespace, console: Console) -> int:
         deal_key=key,
         confinement=sandbox_options.confinement(args),
         lobby=lobby_options.lobby_config(args) or LobbyConfig(),
-        page=page_config(args),
+        page=page_config(args, interactive=sys.stdin.isatty() and not args.json),
     )
     wanted = run_folder.identity(config)
     folder = run_folder.choose(args.record, DEFAULT_RECORDS, wanted)
@@ -224,6 +224,7 @@ def play(args: argparse.Namespace, console: Console) -> int:
                     on_outcome=lambda _: progress.advance(task),
                     on_lobby=lambda address, tokens: _tell_dial_ins(told, address, tokens),
                     on_page=lambda pages: _tell_pages(told, pages),
+                    on_page_kept=lambda keep_s: _tell_kept(told, keep_s),
                 )
             )
         except BaseException:  # interrupted: the matches played so far can be played again too
@@ -300,6 +301,18 @@ def _tell_pages(console: Console, pages: Mapping[str, str]) -> None:
         console.print(f"{name}: your seat's page is {address}", highlight=False, markup=False, soft_wrap=True)
     console.print(
         "  open it in a browser; the match starts once each page is open (up to --startup-ms)",
+        highlight=False,
+        markup=False,
+        soft_wrap=True,
+    )
+    console.file.flush()
+
+
+def _tell_kept(console: Console, keep_s: float) -> None:
+    """The run is over, and the people's pages are kept a while for their replays."""
+    console.print(
+        f"the run is over: each person's page keeps its matches' replays for {keep_s / 60:g} min more; "
+        "Ctrl-C to stop now (the results follow)",
         highlight=False,
         markup=False,
         soft_wrap=True,

@@ -41,6 +41,7 @@ class Door(StrEnum):
     ANSWERED = "answered"  # a reply was taken (another tab of the same page stops offering the question)
     LOST = "lost"  # the seat was lost (a fault, or the match stopped): no more questions for it
     REPLAY = "replay"  # the match is over and recorded: its replay is offered
+    OVER = "over"  # the run is over; the page stays served ``keep_s`` more seconds, for its replays
 
 
 class Refused(ValueError):
@@ -149,8 +150,14 @@ class Person:
                 return []
         return self.events[n:]
 
+    def over(self, keep_s: float) -> None:
+        """The run is over: nothing more will be asked, and the page is served ``keep_s`` more seconds."""
+        self.events.append({"n": len(self.events), "match_id": "", "seat": -1, "door": Door.OVER, "keep_s": keep_s})
+        self._news.set()
+        self._news = asyncio.Event()
+
     def close(self) -> None:
-        """The run is over: a page waiting for news is answered now (the server is about to stop)."""
+        """The page is about to stop being served: a page waiting for news is answered now."""
         self.closed = True
         self._news.set()
 
@@ -208,6 +215,10 @@ class Desk:
 
     def __iter__(self) -> Iterator[Person]:
         return iter(self.people.values())
+
+    def over(self, keep_s: float) -> None:
+        for person in self.people.values():
+            person.over(keep_s)
 
     def close(self) -> None:
         for person in self.people.values():

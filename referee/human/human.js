@@ -10,13 +10,15 @@
  * The DOM is a contract for the tests (tests/browser/test_human_seat.py): #waraq carries data-state
  * ("connecting", "waiting", "asked", "sending", "over", "lost"), data-match, data-seat, data-kind and
  * data-seq; each offered action is a button.legal[data-index]; a card that answers by a click has class
- * "playable"; Hand's builder has #turn-hand (.card[data-card], .selected), #meld, #discard, #undo, and a
+ * "playable"; Hand's builder has #turn-hand (.card[data-card], .selected), #meld (and button.meld-order, a
+ * run's other order: a joker at its other end), #discard, #undo, and a
  * button.add[data-meld][data-at] or button.swap[data-meld] per step the selection could make; while the
  * referee is asked what the selection allows, #turn-builder has data-pending and the tools are disabled.
  * A match over shows #result (data-won, data-reason, data-score: the score by side, comma-separated) and,
  * once offered, #replay-link; every match over stays listed in #matches (li.match-result[data-match]
  * [data-seat], the seat it is said from; its a.replay-link while the page is served).
- * #waraq[data-run="over"]: the referee no longer answers and no seat has a match under way: the run is over.
+ * #waraq[data-run="over"]: the run is over (the referee said so, #kept says how long the page stays, or it no
+ * longer answers) and no seat has a match under way.
  * Keys: 1-9 choose the offered action of that number; Escape clears a selection.
  */
 "use strict";
@@ -32,6 +34,7 @@
   const ended = []; // the matches over, oldest first: {match, seat, end}
   let after = 0;
   let offline = false; // the last request for events failed
+  let kept = null; // the run is over and the page kept until kept.until (ms since the epoch)
   let shown = null; // the key on the page
   let sending = false;
   let problem = ""; // the last refusal, shown until the next question
@@ -43,6 +46,10 @@
 
   function take(event) {
     after = Math.max(after, event.n + 1);
+    if (event.door === "over") { // the run is over; the page is served a while more, for its replays
+      kept = { until: Date.now() + event.keep_s * 1000 };
+      return;
+    }
     const key = event.match_id + "/" + event.seat;
     let seat = seats.get(key);
     if (!seat) {
@@ -161,6 +168,7 @@
         (seat.start && seat.start.partners && seat.start.partners.length ? " \u00b7 partner " +
           seat.start.partners.map((p) => "s" + p).join(", ") : "") + (seat.start ? " \u00b7 " + seat.start.game : "")) : null));
     if (offline) nodes.push(offlineLine());
+    else if (kept) nodes.push(keptLine());
     if (!seat) {
       setState("waiting", null);
       nodes.push(el("p", { class: "banner", id: "status" }, "Waiting for the match to start\u2026"));
@@ -193,6 +201,12 @@
     nodes.push(el("p", { class: "keys" }, "Keys: 1\u20139 choose the offered action of that number; Esc clears a selection."));
     root.replaceChildren(...nodes);
     tick();
+  }
+
+  function keptLine() {
+    const minutes = Math.max(0, Math.round((kept.until - Date.now()) / 60000));
+    return el("p", { class: "banner", id: "kept" }, "The run is over. This page keeps your matches' replays for about " +
+      minutes + " min more, until the command that serves it is stopped.");
   }
 
   function offlineLine() {
@@ -229,7 +243,7 @@
 
   function setState(state, seat) {
     root.setAttribute("data-state", state);
-    if (offline && allOver()) root.setAttribute("data-run", "over"); else root.removeAttribute("data-run");
+    if ((offline || kept) && allOver()) root.setAttribute("data-run", "over"); else root.removeAttribute("data-run");
     for (const [attr, value] of [["data-match", seat && seat.match], ["data-seat", seat && seat.seat],
       ["data-kind", seat && seat.request && !seat.answered ? seat.request.kind : null],
       ["data-seq", seat && seat.request && !seat.answered ? seat.request.seq : null]]) {
@@ -376,10 +390,16 @@
       return button;
     };
     const doStep = (step) => { builder.steps = builder.steps.concat([step]); builder.selected = []; refreshTurn(seat); };
-    const meldOk = options.meld === true;
+    // The referee gives each order the selection may be laid in (a run ascending, a joker at either end):
+    // #meld lays the first; another order, a meld of its own meaning, has a button of its own.
+    const orders = options.meld_orders || [];
+    const meldOk = options.meld === true && orders.length > 0;
+    const others = orders.slice(1).map((order, k) => tool("meld-" + (k + 1), ["Lay as ", drawing.cards(order)], true, null,
+      () => doStep({ meld: order.slice() }), { class: "tool meld-order" }));
     const tools = el("div", { class: "row" },
-      tool("meld", "Lay as a meld", meldOk, meldOk ? "lay the selected cards as a new meld" : options.meld,
-        () => doStep({ meld: selected.slice() })),
+      tool("meld", orders.length > 1 ? ["Lay as ", drawing.cards(orders[0])] : "Lay as a meld", meldOk,
+        meldOk ? "lay the selected cards as a new meld" : options.meld, () => doStep({ meld: orders[0].slice() })),
+      others,
       tool("discard", "Discard and end the turn", options.discard, options.discard ? null :
         (options.problem || "select one card to discard"), () => finishTurn(seat, selected[0])),
       tool("undo", "Undo the last step", builder.steps.length > 0, null, () => {
@@ -389,7 +409,7 @@
     const melds = el("div", { class: "melds-built" }, options.melds.map((meld, i) => {
       const adds = options.adds.filter((a) => a.meld === i).map((a) => tool("add-" + i + "-" + (a.at || "set"),
         "add here" + (a.at ? " (" + a.at + " end)" : ""), true, null,
-        () => doStep(Object.assign({ add: i, cards: selected.slice() }, a.at ? { at: a.at } : {})),
+        () => doStep(Object.assign({ add: i, cards: (a.cards || selected).slice() }, a.at ? { at: a.at } : {})),
         { class: "tool add", "data-meld": i, "data-at": a.at || "" }));
       const swaps = options.swaps.indexOf(i) >= 0 ? [tool("swap-" + i, "swap for its joker", true, null,
         () => doStep({ swap: i, card: selected[0] }), { class: "tool swap", "data-meld": i })] : [];

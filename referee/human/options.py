@@ -19,10 +19,15 @@ EXTRA = "serve"  # the optional dependencies that hold the web stack: pip instal
 HUMAN_CLOCK = (60_000.0, 600_000.0, 600_000.0)
 
 
+KEEP_S = 600.0  # how long a page is kept after the run, at a terminal: its replays are served from it
+
+
 @dataclass(frozen=True)
 class PageConfig:
     address: str = LOOPBACK
     open_browser: bool = False  # --open: ask the desktop's browser to open each person's page
+    # After the run, how long the page (and its matches' replays) stays served, or until Ctrl-C; 0: not at all.
+    keep_s: float = 0.0
 
 
 def add_page_options(command: argparse.ArgumentParser) -> None:
@@ -35,7 +40,26 @@ def add_page_options(command: argparse.ArgumentParser) -> None:
         "whoever reaches it with the printed address holds the seat",
     )
     group.add_argument("--open", action="store_true", help="open each person's page in this desktop's browser")
+    group.add_argument(
+        "--keep-page",
+        type=_seconds,
+        metavar="S",
+        help=f"after the run, keep each page (with its matches' replays) S seconds more, or until Ctrl-C "
+        f"(default {KEEP_S:g} at a terminal, 0 otherwise)",
+    )
 
 
-def page_config(args: argparse.Namespace) -> PageConfig:
-    return PageConfig(args.page, args.open)
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 86_400:
+        raise argparse.ArgumentTypeError(f"{text!r} is not allowed: expected seconds, from 0 to 86400")
+    return value
+
+
+def page_config(args: argparse.Namespace, *, interactive: bool) -> PageConfig:
+    """The page's options; ``interactive``: a person at the terminal, who may still want the replays."""
+    keep = args.keep_page if args.keep_page is not None else KEEP_S if interactive else 0.0
+    return PageConfig(args.page, args.open, keep)

@@ -54,9 +54,12 @@ def url_of(sock: socket.socket) -> str:
 
 
 @contextlib.asynccontextmanager
-async def page_for_run(names: list[str], config: PageConfig, tell: Told | None) -> AsyncIterator[Desk]:
-    """A desk for ``names`` (each a person) and their page, served until the run is over; ``tell`` is
-    told each person's page address once it is served."""
+async def page_for_run(
+    names: list[str], config: PageConfig, tell: Told | None, kept: Callable[[float], None] | None = None
+) -> AsyncIterator[Desk]:
+    """A desk for ``names`` (each a person) and their page, served until the run is over (then ``keep_s``
+    more, ``kept`` told so, unless the run failed); ``tell`` is told each person's page address once
+    it is served."""
     desk = Desk()
     for name in names:
         desk.person(name)
@@ -84,11 +87,28 @@ async def page_for_run(names: list[str], config: PageConfig, tell: Told | None) 
             webbrowser.open(page)
     try:
         yield desk
+        if config.keep_s > 0:
+            await _keep(desk, config.keep_s, kept)
     finally:
         desk.close()
         server.should_exit = True
         await asyncio.gather(serving, return_exceptions=True)
         sock.close()
+
+
+async def _keep(desk: Desk, keep_s: float, kept: Callable[[float], None] | None) -> None:
+    """Serve the pages ``keep_s`` more seconds, for their replays; Ctrl-C ends the wait, not the command."""
+    desk.over(keep_s)
+    if kept is not None:
+        kept(keep_s)
+    task = asyncio.current_task()
+    try:
+        await asyncio.sleep(keep_s)
+    except asyncio.CancelledError:
+        # Ctrl-C cancels the run's task: here, the run is over and its results are whole, so it only ends
+        # the wait (a cancellation from anywhere else goes on).
+        if task is None or task.uncancel() > 0:
+            raise
 
 
 class Embedded(uvicorn.Server):

@@ -212,21 +212,30 @@ async def run(
     on_outcome: Callable[[MatchOutcome], None] | None = None,
     on_lobby: Told | None = None,
     on_page: Callable[[dict[str, str]], None] | None = None,
+    on_page_kept: Callable[[float], None] | None = None,
 ) -> RunReport:
     """Play the run's matches. With dial-in bots, a lobby listens first (``config.lobby``) and
     ``on_lobby`` is told where and each bot's token, made for this run alone. With human seats,
-    their page is served first (``config.page``) and ``on_page`` told each person's address."""
+    their page is served first (``config.page``) and ``on_page`` told each person's address; after the
+    run it is kept ``config.page.keep_s`` more, and ``on_page_kept`` told so."""
     dial_ins = sorted({spec.name or spec.value for spec in config.bots if spec.kind is SpecKind.DIAL_IN})
     people = sorted({spec.name or spec.value for spec in config.bots if spec.kind is SpecKind.HUMAN})
     async with contextlib.AsyncExitStack() as stack:
         lobby = await stack.enter_async_context(lobby_for_run(dial_ins, config.lobby, on_lobby)) if dial_ins else None
-        desk = await stack.enter_async_context(_page_for_run(people, config.page, on_page)) if people else None
+        desk = (
+            await stack.enter_async_context(_page_for_run(people, config.page, on_page, on_page_kept))
+            if people
+            else None
+        )
         return await _run(config, on_outcome, lobby, desk)
     raise AssertionError("unreachable: the exit stack returns or raises")
 
 
 def _page_for_run(
-    people: list[str], config: PageConfig, tell: Callable[[dict[str, str]], None] | None
+    people: list[str],
+    config: PageConfig,
+    tell: Callable[[dict[str, str]], None] | None,
+    kept: Callable[[float], None] | None,
 ) -> contextlib.AbstractAsyncContextManager[Desk]:
     """The human seats' page; imported only when a person sits, since the web stack is an extra."""
     try:
@@ -236,7 +245,7 @@ def _page_for_run(
             f"a human seat's page needs the web stack, which is not installed ({error.name}): "
             f"pip install 'waraq[{EXTRA}]'"
         ) from None
-    return page_for_run(people, config, tell)
+    return page_for_run(people, config, tell, kept)
 
 
 async def _run(

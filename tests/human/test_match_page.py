@@ -7,6 +7,7 @@ page's script does (tests/browser/test_human_seat.py clicks the real page).
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -93,3 +94,19 @@ def test_the_page_answers_only_its_person_its_host_and_json(tmp_path):
         play(page, first_legal, until=lambda _: run.process.poll() is not None)
         status, output = run.finish()
     assert status == 0, output
+
+
+def test_a_page_kept_after_the_run_serves_its_replay_until_ctrl_c_and_the_results_follow(tmp_path):
+    run = seated("--bots", "human", "random", "--rules", "short", "--keep-page", "300", "--record", "rec", cwd=tmp_path)
+    page = run.pages["human"]
+    events = play(page, first_legal, until=lambda seen: any(e.get("door") == "over" for e in seen))
+    over = next(e for e in events if e.get("door") == "over")
+    assert over["keep_s"] == 300 and run.process.poll() is None  # the run is over, the page still served
+    match = next(e["match_id"] for e in events if e.get("door") == "replay")
+    with httpx.Client(timeout=30) as client:
+        replay = client.get(f"{page}/replay/{match}")
+    assert replay.status_code == 200 and "waraq-data" in replay.text
+    run.process.send_signal(signal.SIGINT)  # ends the wait, not the command: its results are printed
+    status, output = run.finish(timeout=60)
+    assert status == 0, output
+    assert "keeps its matches' replays for 5 min more" in output and "records in rec/" in output

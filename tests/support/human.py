@@ -56,6 +56,7 @@ def seated(*args: str, cwd: Path, people: int = 1, timeout: float = 60.0) -> Sea
     """``waraq match ARGS`` in ``cwd``; returns once it has printed ``people`` page addresses."""
     process = subprocess.Popen(
         [sys.executable, "-m", "waraq.referee.cli.main", "match", *args],
+        stdin=subprocess.DEVNULL,  # no terminal: the page is not kept after the run unless --keep-page says so
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
