@@ -86,3 +86,21 @@ def test_what_spells_no_step_or_no_card_is_refused_as_bad_input(view, steps, sel
     with pytest.raises(Refused) as refused:
         turn_steps.options(view, steps, selected)
     assert refused.value.status == 400 and words in str(refused.value)
+
+
+def test_cards_selected_out_of_order_are_offered_in_each_order_the_run_could_take(view):
+    shuffled = turn_steps.options(view, [], _names("QH 10H JH"))
+    assert shuffled["meld"] is True and shuffled["meld_orders"] == [_names("10H JH QH")]
+    # A set is one meld whatever the order: offered once, as clicked.
+    assert turn_steps.options(view, [], _names("5D 5S 5H"))["meld_orders"] == [_names("5D 5S 5H")]
+
+
+def test_a_joker_in_a_run_is_offered_at_each_place_it_could_stand_and_an_addition_at_its_end():
+    hand = "10D JD QD KD AD 2H 3H JK 4H 5S 9C 4S 8C 6S 2S"
+    state = hs.deal(hs.rules(players=2), 0, [hand, hs.loose(1, 0)])
+    opened = [{"meld": _names("10D JD QD KD AD")}]
+    both = turn_steps.options(state.view(0), opened, ["JK#0", "3H#0", "2H#0"])
+    # The joker as the ace below the 2, or as the 4 above the 3: two different melds.
+    assert sorted(both["meld_orders"]) == sorted([["JK#0", "2H#0", "3H#0"], ["2H#0", "3H#0", "JK#0"]])
+    low = [*opened, {"meld": ["JK#0", "2H#0", "3H#0"]}]
+    assert turn_steps.options(state.view(0), low, ["4H#0"])["adds"] == [{"meld": 1, "at": "high", "cards": ["4H#0"]}]
