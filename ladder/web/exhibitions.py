@@ -15,6 +15,8 @@ recorded, replayable, never rated.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
@@ -39,7 +41,7 @@ class Exhibitions:
 
     def routes(self) -> list[Route | Mount]:
         seat = Starlette(
-            routes=seat_page.routes(self._seat_person, ASSETS),
+            routes=seat_page.routes(self._seat_person, ASSETS, _replay_page),
             exception_handlers={seat_page.Refused: seat_page.refused},
         )
         return [
@@ -92,5 +94,9 @@ class Exhibitions:
         found = self.played.by_id(request.path_params["ident"])
         if found is None or found["person"] != person.id or not found["ended"]:
             raise Refused(404, "no exhibition of yours by that id is over")
-        page = render_page(load(found["record"]))
+        page = _replay_page(found["record"])
         return HTMLResponse(page, headers={"Content-Security-Policy": seat_page.REPLAY_POLICY})
+
+
+def _replay_page(record: Path) -> str:
+    return render_page(load(record))

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
@@ -34,8 +35,6 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from waraq.referee.human import turn_steps
 from waraq.referee.human.desk import Desk, Person, Refused
-from waraq.referee.replay.html.write import render_page
-from waraq.referee.replay.walk import load
 
 WAIT_S = 20.0  # how long a request for events waits for one before answering with none
 BODY_LIMIT = 64 * 1024  # a reply or a turn is a few hundred bytes: a request bigger than this is no honest one
@@ -56,6 +55,9 @@ ASSETS = {  # what /assets/ serves: these files and nothing else
 }
 
 People = Callable[[Request], Person | None]  # who the request's person is (None: nobody: 404)
+# A record's file -> its HTML replay page: the replay's own (waraq.referee.replay.html), given by whoever serves
+# the page, which sits above both (the human seat is reached from the launch floor, which replay stands on).
+Replays = Callable[[Path], str]
 
 
 def _text(package: str, name: str) -> str:
@@ -72,8 +74,9 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
-def routes(find: People, assets: str) -> list[Route]:
-    """The page's routes, each finding its person with ``find``; ``assets``: where /assets/ is served."""
+def routes(find: People, assets: str, replay_page: Replays) -> list[Route]:
+    """The page's routes, each finding its person with ``find``; ``assets``: where /assets/ is served;
+    ``replay_page`` draws a match's replay."""
 
     async def page(request: Request) -> Response:
         person = _person(request, find)
@@ -108,7 +111,7 @@ def routes(find: People, assets: str) -> list[Route]:
         record = person.records.get(request.path_params["match"])
         if record is None:
             raise Refused(404, "no match of yours by that id is over")
-        return HTMLResponse(render_page(load(record)), headers={"Content-Security-Policy": REPLAY_POLICY})
+        return HTMLResponse(replay_page(record), headers={"Content-Security-Policy": REPLAY_POLICY})
 
     return [
         Route("/p/{token}", page),
@@ -206,7 +209,7 @@ HEADERS = (
 )
 
 
-def build(desk: Desk, hosts: set[str]) -> ASGIApp:
+def build(desk: Desk, hosts: set[str], replay_page: Replays) -> ASGIApp:
     """The page's whole application for one run's desk (``waraq match``), served to ``hosts`` only."""
 
     def find(request: Request) -> Person | None:
@@ -219,7 +222,7 @@ def build(desk: Desk, hosts: set[str]) -> ASGIApp:
         )
 
     app = Starlette(
-        routes=[Route("/", index), Route("/assets/{name}", asset), *routes(find, "/assets")],
+        routes=[Route("/", index), Route("/assets/{name}", asset), *routes(find, "/assets", replay_page)],
         exception_handlers={Refused: refused},
     )
     return Guard(app, hosts)

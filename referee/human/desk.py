@@ -29,7 +29,7 @@ from google.protobuf import json_format
 
 from waraq.referee.match.faults import Fault, FaultCode
 from waraq.referee.match.seats import LineLost
-from waraq.referee.replay.walk import request_json
+from waraq.referee.wire.common import request_json
 from waraq.v1 import bot_pb2 as pb
 
 TOKEN_BYTES = 16  # a person's page address holds 128 random bits: no other local user or site can guess it

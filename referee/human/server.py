@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 
 import uvicorn
 
-from waraq.referee.human.app import build
+from waraq.referee.human.app import Replays, build
 from waraq.referee.human.desk import Desk
 from waraq.referee.human.options import PageConfig
 
@@ -55,7 +55,11 @@ def url_of(sock: socket.socket) -> str:
 
 @contextlib.asynccontextmanager
 async def page_for_run(
-    names: list[str], config: PageConfig, tell: Told | None, kept: Callable[[float], None] | None = None
+    names: list[str],
+    config: PageConfig,
+    replay_page: Replays,
+    tell: Told | None,
+    kept: Callable[[float], None] | None = None,
 ) -> AsyncIterator[Desk]:
     """A desk for ``names`` (each a person) and their page, served until the run is over (then ``keep_s``
     more, ``kept`` told so, unless the run failed); ``tell`` is told each person's page address once
@@ -66,7 +70,7 @@ async def page_for_run(
     sock = bind(config.address)
     server = Embedded(
         uvicorn.Config(
-            build(desk, hosts_of(sock)),
+            build(desk, hosts_of(sock), replay_page),
             log_level="warning",
             access_log=False,  # each page's address holds its person's token
             lifespan="off",

@@ -34,8 +34,8 @@ from waraq.referee.games.hand.melds import (
 from waraq.referee.games.hand.turn import IllegalAction, PartialTurn
 from waraq.referee.games.hand.view import HandView, meld_to_json
 from waraq.referee.human.desk import Refused
-from waraq.referee.replay.walk import request_json
 from waraq.referee.wire import codec as wire
+from waraq.referee.wire.common import request_json
 
 ENDS = (None, LOW, HIGH)  # where an addition may go: a set's has no end, a run's the low or the high one
 

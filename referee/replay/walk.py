@@ -40,14 +40,13 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from google.protobuf import json_format
-
 from waraq.referee.games import registry
 from waraq.referee.games.options import RulesError, quote
 from waraq.referee.match.faults import FaultCode, FaultKind
 from waraq.referee.match.time_bank import TimeBank
 from waraq.referee.records.record_file import FORMAT, Stop, read_record
 from waraq.referee.wire import codec as wire
+from waraq.referee.wire.common import request_json  # the record's JSON of a request: its users read it here
 from waraq.v1 import bot_pb2 as pb
 
 
@@ -296,33 +295,6 @@ def load(path: str | Path) -> Replay:
         replay.status = CUT_SHORT
         replay.problem = f"no result line; {_readable_to(replay)}"
     return replay
-
-
-def request_json(request: Any) -> dict[str, Any]:
-    """A message in protobuf's JSON mapping (``json_format.ParseDict`` reads it back), with
-    every field, zeros too, in the order of the .proto."""
-    loose = json_format.MessageToDict(
-        request,
-        preserving_proto_field_name=True,
-        always_print_fields_with_no_presence=True,
-        unquote_int64_if_possible=True,
-    )
-    return _in_proto_order(loose, request.DESCRIPTOR)
-
-
-def _in_proto_order(loose: dict[str, Any], descriptor: Any) -> dict[str, Any]:
-    ordered = {}
-    for member in descriptor.fields:
-        if member.name not in loose:
-            continue
-        value = loose[member.name]
-        if member.message_type is not None:
-            if isinstance(value, list):
-                value = [_in_proto_order(v, member.message_type) for v in value]
-            else:
-                value = _in_proto_order(value, member.message_type)
-        ordered[member.name] = value
-    return ordered
 
 
 def record_paths(paths: list[str | Path]) -> list[Path]:

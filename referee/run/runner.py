@@ -41,6 +41,8 @@ from waraq.referee.match.play import (
     run_match,
 )
 from waraq.referee.records.record_file import RecordError, RecordWriter
+from waraq.referee.replay.html.write import render_page
+from waraq.referee.replay.walk import load
 
 Bot = TypeVar("Bot")  # whatever names a bot: a BotSpec here, a ladder entry's id there
 
@@ -231,6 +233,11 @@ async def run(
     raise AssertionError("unreachable: the exit stack returns or raises")
 
 
+def replay_page(record: Path) -> str:
+    """A record's HTML replay, for a person's page once their match is over."""
+    return render_page(load(record))
+
+
 def _page_for_run(
     people: list[str],
     config: PageConfig,
@@ -245,7 +252,7 @@ def _page_for_run(
             f"a human seat's page needs the web stack, which is not installed ({error.name}): "
             f"pip install 'waraq[{EXTRA}]'"
         ) from None
-    return page_for_run(people, config, tell, kept)
+    return page_for_run(people, config, replay_page, tell, kept)
 
 
 async def _run(

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from google.protobuf import json_format
+
 from waraq.v1 import bot_pb2 as pb
 
 PROTOCOL_VERSION = 1
@@ -34,3 +36,30 @@ def fill_header(
     request.bank_ms = bank_ms
     request.match_id = match_id
     request.seat = view.seat
+
+
+def request_json(request: Any) -> dict[str, Any]:
+    """A message in protobuf's JSON mapping (``json_format.ParseDict`` reads it back), with
+    every field, zeros too, in the order of the .proto."""
+    loose = json_format.MessageToDict(
+        request,
+        preserving_proto_field_name=True,
+        always_print_fields_with_no_presence=True,
+        unquote_int64_if_possible=True,
+    )
+    return _in_proto_order(loose, request.DESCRIPTOR)
+
+
+def _in_proto_order(loose: dict[str, Any], descriptor: Any) -> dict[str, Any]:
+    ordered = {}
+    for member in descriptor.fields:
+        if member.name not in loose:
+            continue
+        value = loose[member.name]
+        if member.message_type is not None:
+            if isinstance(value, list):
+                value = [_in_proto_order(v, member.message_type) for v in value]
+            else:
+                value = _in_proto_order(value, member.message_type)
+        ordered[member.name] = value
+    return ordered
