@@ -21,6 +21,7 @@ exhibitions, which check who is signed in before (:mod:`waraq.ladder.web`).
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Callable
 from importlib import resources
@@ -67,11 +68,7 @@ def _text(package: str, name: str) -> str:
 def page_html(prefix: str, person: Person) -> str:
     """The page's shell: its addresses are relative to ``prefix``; everything else is drawn by its script."""
     shell = _text("waraq.referee.human", "human.html")
-    return shell.replace("{{name}}", _escape(person.name)).replace("{{assets}}", _escape(prefix))
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    return shell.replace("{{name}}", html.escape(person.name)).replace("{{assets}}", html.escape(prefix))
 
 
 def routes(find: People, assets: str, replay_page: Replays) -> list[Route]:
