@@ -42,6 +42,7 @@ from waraq.referee.games.hokm.engine import (
     winning_index,
 )
 from waraq.referee.games.hokm.rules import HokmRules
+from waraq.referee.games.registry import game_of_kind
 from waraq.referee.replay.render import (
     NOTE_INDENT,
     RED_SUITS,
@@ -613,13 +614,10 @@ class ReaskRecord:
         for difference in self.result.differences:
             step = difference.step
             where = f"{step.round}/{step.trick}" if step.trick else f"{step.round} {step.kind}"
-            context = hand_lines(step.hand)
-            if step.view.offered is not None:
-                context.append("\noffered ").append_text(card_text(step.view.offered))
             table.add_row(
                 str(step.number),
                 f"{where} s{step.seat}",
-                context,
+                _held(step),
                 _answer_cell(difference.logged, difference.logged_note),
                 _answer_cell(difference.new, difference.new_note),
             )
@@ -646,6 +644,21 @@ class ReaskSummary:
         if unusable:
             text.append(f"; {unusable} record{'s' if unusable != 1 else ''} could not be asked", style="red")
         return text
+
+
+def _held(step: Step) -> Text:
+    """What the seat held when asked, as its game's replay shows a hand (Hokm: and a card offered in the
+    2-player draw). Re-asking reads records of any game: a plug-in game's hand is its card numbers."""
+    if isinstance(step.before, HokmState):
+        context = hand_lines(step.hand)
+        if step.view.offered is not None:
+            context.append("\noffered ").append_text(card_text(step.view.offered))
+        return context
+    if game_of_kind(step.kind) == "hand":
+        from waraq.referee.replay.render_hand import hand_text  # Hand's own, loaded for a Hand record only
+
+        return hand_text(step.hand)
+    return Text(" ".join(map(str, step.hand)))
 
 
 def _answer_cell(action: Text | str, note: str) -> Group | Text:

@@ -32,20 +32,38 @@ def _verify(record: Path) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
-@pytest.mark.parametrize(("game", "rules"), [("hokm", "short"), ("hand", "short")])
-def test_a_person_plays_a_whole_match_through_the_page_and_the_record_verifies(tmp_path, game, rules):
-    run = seated("--bots", "human", "random", "--game", game, "--rules", rules, "--record", "rec", cwd=tmp_path)
+TABLES = [  # game, rules, the bots by seat (filled in turn), the person's seats
+    ("hokm", "short", ("human", "random"), {0, 2}),
+    ("hokm", "two", ("human", "random"), {0}),  # the draw and the discard
+    ("hokm", "three", ("human", "random", "heuristic"), {0}),
+    ("hand", "short", ("human", "random"), {0, 2}),
+    ("hand", "partners", ("random", "human"), {1, 3}),
+    ("hand", "three", ("heuristic", "random", "human"), {2}),
+]
+
+
+@pytest.mark.parametrize(("game", "rules", "bots", "seats"), TABLES, ids=[f"{t[0]}-{t[1]}" for t in TABLES])
+def test_a_person_plays_a_whole_match_through_the_page_and_the_record_verifies(tmp_path, game, rules, bots, seats):
+    run = seated("--bots", *bots, "--game", game, "--rules", rules, "--record", "rec", cwd=tmp_path)
     events = play(run.pages["human"], first_legal, until=lambda _: run.process.poll() is not None)
     status, output = run.finish()
     assert status == 0, output
     (record,) = (tmp_path / "rec").glob(f"{game}-1.jsonl")
-    assert [seat["via"] for seat in _header(record)["seats"]] == ["human", "launched", "human", "launched"]
-    assert same_questions(events, record, {0, 2}) > 10
+    vias = [seat["via"] for seat in _header(record)["seats"]]
+    assert vias == ["human" if seat in seats else "launched" for seat in range(len(vias))]
+    assert same_questions(events, record, seats) > 5
     assert _verify(record).returncode == 0
-    # The page was told the end, then offered the match's replay, and nothing of seats 1 and 3.
+    # The page was told the end, then offered the match's replay, and nothing of any other seat.
     assert any("end" in e.get("message", {}) for e in events)
     assert any(e.get("door") == "replay" for e in events)
-    assert {e["seat"] for e in events} == {0, 2}
+    assert {e["seat"] for e in events} == seats
+    # "What would my bot have played here?": the person's decisions re-asked of a bot.
+    reask = subprocess.run(
+        [sys.executable, "-m", "waraq.referee.cli.main", "replay", str(record), "--ask", "heuristic",
+         "--seat", str(min(seats))],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+    assert reask.returncode in (0, 1) and "heuristic agrees on" in reask.stdout, reask.stdout + reask.stderr
 
 
 def test_a_person_who_does_not_answer_times_out_as_a_bot_would(tmp_path):

@@ -24,6 +24,7 @@ from waraq.bots.server import PlayerBot, builtin_players, start_server
 from waraq.referee.games.hokm.engine import action_to_json
 from waraq.referee.launch.bots import BotSpec, Endpoint
 from waraq.referee.replay.reask import RecordAnswers, reask_all
+from waraq.referee.replay.render_hand import hand_text
 from waraq.referee.replay.render_hokm import ReaskRecord, ReaskSummary
 from waraq.referee.replay.walk import load, request_json
 from waraq.v1 import bot_pb2 as pb
@@ -279,3 +280,18 @@ def test_an_illegal_reply_is_recorded_with_the_time_its_bank_was_charged(tmp_pat
         rebuilt = [step.bank_ms for step in replay.steps if step.seat == seat]
         # Each reply overran by 5 ms; the record rounds each ms to 0.001.
         assert rebuilt == pytest.approx(scripted.banks, abs=0.001 * len(rebuilt))
+
+
+def test_re_asking_a_hand_record_shows_each_difference_with_the_seats_hand_as_hand_cards(tmp_path):
+    # Re-asking reads records of any game: its table once read every hand as a Hokm hand, and failed.
+    played_hand = waraq("match", "--game", "hand", "--rules", "short", "--bots", "random", "random",
+                        "--record", str(tmp_path / "rec"))  # fmt: skip
+    assert played_hand.returncode == 0, played_hand.stdout + played_hand.stderr
+    replay = load(tmp_path / "rec" / "hand-1.jsonl")
+    [result] = reask("heuristic", [replay], seats=[0])
+    assert result.differences and not result.problems
+    text = render(ReaskRecord(result, "heuristic"), width=200)
+    first = result.differences[0].step
+    held = hand_text(first.hand).plain
+    assert held.split("  ")[0] in text and first.kind in text
+    assert f"heuristic agrees on {result.agreed} of {result.asked} decisions" in " ".join(text.split())
