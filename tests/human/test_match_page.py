@@ -32,7 +32,7 @@ def _verify(record: Path) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
-TABLES = [  # game, rules, the bots by seat (filled in turn), the person's seats
+TABLES = [  # game, rules (a preset, shortened), the bots by seat (filled in turn), the person's seats
     ("hokm", "short", ("human", "random"), {0, 2}),
     ("hokm", "two", ("human", "random"), {0}),  # the draw and the discard
     ("hokm", "three", ("human", "random", "heuristic"), {0}),
@@ -40,11 +40,13 @@ TABLES = [  # game, rules, the bots by seat (filled in turn), the person's seats
     ("hand", "partners", ("random", "human"), {1, 3}),
     ("hand", "three", ("heuristic", "random", "human"), {2}),
 ]
+SHORTER = {"hokm": "target_score = 1", "hand": "rounds = 1"}  # one point, one round: the whole table, quickly
 
 
 @pytest.mark.parametrize(("game", "rules", "bots", "seats"), TABLES, ids=[f"{t[0]}-{t[1]}" for t in TABLES])
 def test_a_person_plays_a_whole_match_through_the_page_and_the_record_verifies(tmp_path, game, rules, bots, seats):
-    run = seated("--bots", *bots, "--game", game, "--rules", rules, "--record", "rec", cwd=tmp_path)
+    (tmp_path / "rules.toml").write_text(f'preset = "{rules}"\n{SHORTER[game]}\n')
+    run = seated("--bots", *bots, "--game", game, "--rules", "rules.toml", "--record", "rec", cwd=tmp_path)
     events = play(run.pages["human"], first_legal, until=lambda _: run.process.poll() is not None)
     status, output = run.finish()
     assert status == 0, output
