@@ -143,7 +143,7 @@
     const seatsList = [];
     for (let s = 0; s < players; s++) {
       const mine = seats.has(seat.match + "/" + s); // a person may hold several seats of one match
-      seatsList.push({ seat: s, bot: mine ? name + " (you)" : partners.indexOf(s) >= 0 ? "partner" : "opponent" });
+      seatsList.push({ seat: s, bot: mine ? name + ", you" : partners.indexOf(s) >= 0 ? "partner" : "opponent" });
     }
     return { game: start.game || "hokm", players: players, teams: players / (partners.length + 1), seats: seatsList,
       rules: rules, match_id: seat.match };
