@@ -22,7 +22,8 @@ def register(subparsers: Any) -> None:
     bot = subparsers.add_parser("bot", help="run a sample bot")
     commands = bot.add_subparsers(dest="bot_command", required=True)
     serve = commands.add_parser("serve", help="serve a built-in bot over gRPC")
-    serve.add_argument("name", choices=built_in.names())
+    serve.add_argument("name", nargs="?", choices=built_in.names())
+    serve.add_argument("--policy", metavar="MODULE:CALLABLE", help="serve act(view, legal) -> action instead")
     serve.add_argument("--port", type=port, default=0, help="TCP port on 127.0.0.1 (0: any free port)")
     serve.add_argument("--unix", help="listen on this Unix socket path instead")
     # Passed on as given: the server checks them (one owner of what they may be).
@@ -32,5 +33,6 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
-    given = {"unix": args.unix, "ms": args.ms, "worlds": args.worlds}
-    return server.main([args.name, f"--port={args.port}", *(f"--{k}={v}" for k, v in given.items() if v is not None)])
+    given = {"unix": args.unix, "ms": args.ms, "worlds": args.worlds, "policy": args.policy}
+    named = [args.name] if args.name else []
+    return server.main([*named, f"--port={args.port}", *(f"--{k}={v}" for k, v in given.items() if v is not None)])
