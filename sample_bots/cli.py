@@ -12,8 +12,8 @@ from typing import Any
 
 from rich.console import Console
 
-from waraq.bots import server
-from waraq.referee.common import built_in
+from waraq.bots import policy, server
+from waraq.referee.common import arguments, built_in
 from waraq.referee.common.arguments import port
 
 
@@ -33,6 +33,13 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
-    given = {"unix": args.unix, "ms": args.ms, "worlds": args.worlds, "policy": args.policy}
-    named = [args.name] if args.name else []
-    return server.main([*named, f"--port={args.port}", *(f"--{k}={v}" for k, v in given.items() if v is not None)])
+    if (args.name is None) == (args.policy is None):
+        arguments.print_error("waraq bot serve: give one of: a built-in bot's name, --policy MODULE:CALLABLE")
+        return 2
+    if args.policy is not None:
+        if args.ms is not None or args.worlds is not None:
+            arguments.print_error("--ms and --worlds are for the search bot only, not a policy")
+            return 2
+        return policy.main([args.policy, f"--port={args.port}", *([f"--unix={args.unix}"] if args.unix else [])])
+    given = {"unix": args.unix, "ms": args.ms, "worlds": args.worlds}
+    return server.main([args.name, f"--port={args.port}", *(f"--{k}={v}" for k, v in given.items() if v is not None)])

@@ -1,5 +1,7 @@
 """A policy as a bot: ``waraq bot serve --policy MODULE:CALLABLE`` serves any function of a seat's view.
 
+    python -m waraq.bots.policy agents:act --port 0      # the same
+
 The callable is given the seat's view (the engine's
 :class:`~waraq.referee.games.hokm.engine.HokmView` or Hand's
 :class:`~waraq.referee.games.hand.view.HandView`, as every Python bot is) and the
@@ -14,11 +16,15 @@ stream, a ``CRASH``.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import os
 import sys
 from collections.abc import Callable
 from typing import Any
+
+from waraq.bots.server import BindError, PlayerBot, serve_until_stopped
+from waraq.referee.common import arguments
 
 
 class PolicyError(ValueError):
@@ -56,3 +62,31 @@ def players(policy: Callable[[Any, Any], Any]) -> Callable[[str, int, str], Call
         return player
 
     return make
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve the policy ``argv`` names until SIGTERM or SIGINT: 2 when it names no callable, 1 when the
+    address cannot be had. A module of its own, not the built-in bots' server: a built-in bot's code (its
+    version on a ladder, :mod:`waraq.ladder.play.bot_code`) is that server and what it imports."""
+    parser = arguments.Parser(prog="waraq bot serve --policy", description="Serve a policy over gRPC.")
+    parser.add_argument("policy", metavar="MODULE:CALLABLE", help="a function act(view, legal) -> one of legal")
+    parser.add_argument("--port", type=arguments.port, default=0, help="TCP port on 127.0.0.1 (0: any free port)")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--unix", help="listen on this Unix socket path instead of TCP")
+    args = parser.parse_args(argv)
+    address = f"unix:{args.unix}" if args.unix else f"{args.host}:{args.port}"
+    try:
+        servicer = PlayerBot(args.policy, players(load(args.policy)), author="a policy")
+    except PolicyError as error:
+        arguments.print_error(str(error))
+        return 2
+    try:
+        asyncio.run(serve_until_stopped(servicer, address, args.policy))
+    except BindError as error:
+        arguments.print_error(str(error))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

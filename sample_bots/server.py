@@ -2,7 +2,6 @@
 
     waraq bot serve random --port 50051
     waraq bot serve heuristic --port 0        # prints the port it got
-    waraq bot serve --policy myagent:act --port 0   # any function act(view, legal) -> action (waraq.bots.policy)
     python -m waraq.bots.server search --ms 50 --port 0   # the search bot at 50 ms a decision
 
 A player is a callable taking a view (:class:`~waraq.referee.games.hokm.engine.HokmView`
@@ -38,7 +37,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from waraq.bots import codec, policy
+from waraq.bots import codec
 from waraq.referee.common import arguments, built_in
 from waraq.v1 import bot_pb2 as pb
 from waraq.v1 import bot_pb2_grpc
@@ -208,35 +207,21 @@ async def serve_until_stopped(servicer: bot_pb2_grpc.BotServicer, address: str, 
 
 def main(argv: list[str] | None = None) -> int:
 
-    parser = arguments.Parser(prog="waraq bot serve", description="Serve a built-in bot, or a policy, over gRPC.")
-    parser.add_argument("name", nargs="?", help=f"a built-in bot: {' or '.join(built_in.names())}")
-    parser.add_argument(
-        "--policy",
-        metavar="MODULE:CALLABLE",
-        help="instead of a built-in bot: a function act(view, legal) -> one of legal (waraq.bots.policy)",
-    )
+    parser = arguments.Parser(prog="waraq bot serve", description="Serve a built-in bot over gRPC.")
+    parser.add_argument("name", help=f"a built-in bot: {' or '.join(built_in.names())}")
     parser.add_argument("--port", type=arguments.port, default=0, help="TCP port on 127.0.0.1 (0: any free port)")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--unix", help="listen on this Unix socket path instead of TCP")
     parser.add_argument("--ms", type=_positive(float), help="search bot only: its budget a decision, in ms (100)")
     parser.add_argument("--worlds", type=_positive(int), help="search bot only: a fixed number of worlds a decision")
     args = parser.parse_args(argv)
-    if (args.name is None) == (args.policy is None):
-        parser.error("give a built-in bot's name or --policy MODULE:CALLABLE (one of the two)")
     address = f"unix:{args.unix}" if args.unix else f"{args.host}:{args.port}"
     options = {key: getattr(args, key) for key in SEARCH_OPTIONS if getattr(args, key) is not None}
     if options and args.name != "search":
         given = " and ".join(f"--{key}" for key in options)
-        parser.error(f"{given} is for the search bot only, not {args.name or args.policy!r}")
+        parser.error(f"{given} is for the search bot only, not {args.name!r}")
     try:
-        if args.policy is not None:
-            servicer = PlayerBot(args.policy, policy.players(policy.load(args.policy)), author="a policy")
-            asyncio.run(serve_until_stopped(servicer, address, args.policy))
-        else:
-            asyncio.run(serve(args.name, address, options))
-    except policy.PolicyError as error:
-        arguments.print_error(str(error))
-        return 2
+        asyncio.run(serve(args.name, address, options))
     except BindError as error:
         arguments.print_error(str(error))
         return 1
