@@ -127,7 +127,11 @@ class Person:
         return PageLine(self)
 
     def publish(self, line: PageLine, event: dict[str, Any]) -> None:
-        self.events.append({"n": len(self.events), "match_id": line.match_id, "seat": line.seat, **event})
+        self._tell(line.match_id, line.seat, event)
+
+    def _tell(self, match_id: str, seat: int, event: dict[str, Any]) -> None:
+        """Number the event, keep it, and wake the pages waiting for news."""
+        self.events.append({"n": len(self.events), "match_id": match_id, "seat": seat, **event})
         self._news.set()
         self._news = asyncio.Event()
 
@@ -152,9 +156,7 @@ class Person:
 
     def over(self, keep_s: float) -> None:
         """The run is over: nothing more will be asked, and the page is served ``keep_s`` more seconds."""
-        self.events.append({"n": len(self.events), "match_id": "", "seat": -1, "door": Door.OVER, "keep_s": keep_s})
-        self._news.set()
-        self._news = asyncio.Event()
+        self._tell("", -1, {"door": Door.OVER, "keep_s": keep_s})  # of no match and no seat: of the run
 
     def close(self) -> None:
         """The page is about to stop being served: a page waiting for news is answered now."""
