@@ -11,10 +11,9 @@ then the web server stops; a second drops them (they stay planned).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import ipaddress
 import socket
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import uvicorn
@@ -28,6 +27,7 @@ from waraq.ladder.web.people import Role
 from waraq.ladder.web.site import Site
 from waraq.ladder.web.uploads import Uploads
 from waraq.ladder.web.views import Views
+from waraq.referee.human.server import Embedded
 
 DEFAULT_HTTP = "127.0.0.1:8000"
 
@@ -43,14 +43,6 @@ class HttpSettings:
     secure_cookies: bool = False  # behind TLS: cookies only over HTTPS
     proxy_headers: bool = False  # trust X-Forwarded-For/-Proto from the proxy on loopback
     insecure: bool = False  # serve plain HTTP on an address other than loopback
-
-
-class _Embedded(uvicorn.Server):
-    """uvicorn without its own signal handlers: the scheduler's decide when the process stops."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
 
 
 def bind(settings: HttpSettings) -> socket.socket:
@@ -115,7 +107,7 @@ async def serve(
         forwarded_allow_ips="127.0.0.1,::1" if http.proxy_headers else "",
         timeout_graceful_shutdown=5,
     )
-    server = _Embedded(config)
+    server = Embedded(config)  # the scheduler's signal handlers decide when the process stops
     web = asyncio.ensure_future(server.serve(sockets=[sock]))
     play = asyncio.ensure_future(arena.play())
     on_ready(site)
