@@ -212,6 +212,11 @@ class Exhibitions:
             )
         self.desk.recorded(exhibition.match_id, exhibition.record)
 
+    def holds(self, person: int, ident: str) -> bool:
+        """Whether ``ident`` is the exhibition on the desk for ``person`` (people.id): theirs, and their latest.
+        Asked at each request of a seat's page: from memory, not the database."""
+        return self._latest.get(person) == ident
+
     def of_person(self, person: int) -> list[dict[str, Any]]:
         """The person's exhibitions, newest first, as the database has them."""
         rows = self.ladder.store.db.execute(_ROWS + " WHERE person = ? ORDER BY started DESC", (person,)).fetchall()

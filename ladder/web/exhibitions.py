@@ -58,8 +58,7 @@ class Exhibitions:
         if person is None:
             return None
         viewer = self.site.viewer(request)
-        exhibition = self.played.by_id(person.key)
-        if viewer.person is None or exhibition is None or exhibition["person"] != viewer.person.id:
+        if viewer.person is None or not self.played.holds(viewer.person.id, person.key):
             return None
         return person
 
