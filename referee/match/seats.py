@@ -127,6 +127,7 @@ class RemoteSeat:
         # The generated stub's Play, but taking decisions already serialized (waraq.referee.wire.hokm_bytes).
         # Without a channel, a subclass gives its own call before opening (waraq.referee.lobby.seat).
         self._play: Callable[[], Any] | None = None
+        self._channel = channel
         if channel is not None:
             self._play = channel.stream_stream(
                 PLAY_METHOD, request_serializer=_serialize, response_deserializer=_deserialize
@@ -173,13 +174,11 @@ class RemoteSeat:
         self._send_s = ((clock.decision_ms + clock.bank_ms) or SEND_S * 1000) / 1000
         assert self._play is not None  # a channel's, or the subclass's
         try:
-            self._call = self._play()
             opening = pb.RefereeMessage(start=start)
             message: bytes | pb.RefereeMessage = opening
             if self.rewrite is not None:
                 message = self.rewrite(opening.SerializeToString())
-            async with asyncio.timeout(self._send_s):
-                await self._call.write(message)
+            await self._open_stream(message)
         except TimeoutError:
             within = f"{self._send_s * 1000:.0f} ms"
             raise self._die(
@@ -190,6 +189,36 @@ class RemoteSeat:
             raise self._die(FaultCode.OPEN_FAILED, detail) from None
         except LineLost as lost:
             raise self._lose(lost.fault) from None
+
+    async def _open_stream(self, message: bytes | pb.RefereeMessage) -> None:
+        """Start the Play stream with ``message``; once more if the channel was between connections.
+
+        gRPC fails a call at once, UNAVAILABLE, while its channel has lost a connection
+        and not yet made the next: just after the bot's last stream broke (12 of 300
+        opens made at once after a break, here). The bot may be fine; it is given the
+        time to reconnect, REOPEN_S, before the failure is its fault; that wait is not
+        the time the bot has to take its MatchStart, which each try has in full.
+        """
+        assert self._play is not None
+        for last_try in (False, True):
+            self._call = self._play()
+            try:
+                async with asyncio.timeout(self._send_s):
+                    await self._call.write(message)
+                return
+            except grpc.aio.AioRpcError as error:
+                if last_try or error.code() != grpc.StatusCode.UNAVAILABLE or not await self._reconnected():
+                    raise
+
+    async def _reconnected(self) -> bool:
+        if self._channel is None:
+            return False
+        try:
+            async with asyncio.timeout(REOPEN_S):
+                await self._channel.channel_ready()
+        except TimeoutError:
+            return False
+        return True
 
     async def ask(self, question: Question) -> Answer:
         if self._dead is not None:
@@ -325,6 +354,7 @@ PLAY_METHOD = f"/{_BOT.full_name}/{_BOT.methods_by_name['Play'].name}"  # "/wara
 REPLY_LIMIT = 64 * 1024
 CHANNEL_OPTIONS = (("grpc.max_receive_message_length", REPLY_LIMIT),)
 SEND_S = 10.0  # how long a message may wait for the bot to take it, when the match says no deadline
+REOPEN_S = 2.0  # how long a Play stream's opening waits for the channel to reconnect to the bot
 _INF = float("inf")
 
 
