@@ -34,9 +34,10 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from waraq.referee.env.boards import side_reward
 from waraq.referee.env.hokm_encoding import ACTIONS, action_of, encode, legal_mask, observation_size
 from waraq.referee.games.cards import CARD_NAMES, SUITS
-from waraq.referee.games.hokm.engine import HokmState, new_match
+from waraq.referee.games.hokm.engine import HokmState, HokmView, new_match
 from waraq.referee.games.hokm.rules import HokmRules, load_rules
 
 
@@ -51,11 +52,8 @@ def agent_name(seat: int) -> str:
 
 def match_reward(state: HokmState, seat: int) -> int:
     """+1 for a seat of the winning side, -1 for the others, 0 for all in an aborted match."""
-    result = state.result
-    assert result is not None
-    if not result.winners:
-        return 0
-    return 1 if seat in result.winners else -1
+    assert state.result is not None
+    return side_reward(state.result.winners, seat)
 
 
 class HokmAEC(AECEnv):
@@ -141,15 +139,14 @@ class HokmAEC(AECEnv):
         """``ansi``: the table as every seat sees it (no hand), one line."""
         if self.render_mode is None or self.match is None:
             return None
-        return describe_table(self.match)
+        return describe_table(self.match.view(0))
 
     def close(self) -> None:
         pass
 
 
-def describe_table(state: HokmState) -> str:
-    """One line of what is public: round, hakem, trump, the trick, the tricks and the score."""
-    view = state.view(0)
+def describe_table(view: HokmView) -> str:
+    """One line of what is public in any seat's view: round, hakem, trump, the trick, the tricks and the score."""
     trump = "-" if view.trump is None else SUITS[view.trump]
     trick = " ".join(f"{seat}:{CARD_NAMES[card]}" for seat, card in view.trick) or "-"
     tricks = "-".join(map(str, view.tricks_won))
