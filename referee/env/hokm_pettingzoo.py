@@ -13,7 +13,8 @@ times in a row (a hakem redealing then naming trump, a trick's winner leading).
   now raises ValueError naming it and the legal ones: the engine is the judge,
   and a learner is expected to act through the mask.
 * ``reset(seed=s)`` starts the match ``waraq play --seed s`` plays: the engine's
-  seeded dealer, keyless. Without a seed the match's seed is drawn from the
+  seeded dealer, keyless. ``reset(options={"board": b})`` deals ladder board ``b`` as
+  its rooms are dealt (:mod:`waraq.referee.env.boards`). Without a seed the match's seed is drawn from the
   generator of the last seeded reset (or from the system when there was none).
 * The match's end terminates every agent; the rewards are then +1 for each seat
   of the winning side and -1 for the others (0 for everyone in a match the engine
@@ -34,7 +35,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from waraq.referee.env.boards import side_reward
+from waraq.referee.env.boards import board_dealer, board_of, side_reward
 from waraq.referee.env.hokm_encoding import ACTIONS, action_of, encode, legal_mask, observation_size
 from waraq.referee.games.cards import CARD_NAMES, SUITS
 from waraq.referee.games.hokm.engine import HokmState, HokmView, new_match
@@ -96,7 +97,11 @@ class HokmAEC(AECEnv):
             match_seed: int = seed
         else:
             match_seed = self._seeds.getrandbits(63)
-        self.match = new_match(self.rules, match_seed)
+        board = board_of(options)
+        if board is None:
+            self.match = new_match(self.rules, match_seed)
+        else:
+            self.match = new_match(self.rules, board, board_dealer(self.rules, board))
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0)

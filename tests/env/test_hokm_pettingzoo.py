@@ -9,6 +9,8 @@ from pettingzoo.test import api_test, seed_test
 
 from waraq.referee.env.hokm_encoding import action_of
 from waraq.referee.env.hokm_pettingzoo import HokmAEC, env
+from waraq.referee.games.dealers import SeatDealer
+from waraq.referee.games.hokm.dealing import by_seat
 from waraq.referee.games.hokm.engine import new_match
 
 
@@ -66,3 +68,16 @@ def test_an_illegal_index_raises_naming_it():
     aec.reset(seed=9)
     with pytest.raises(ValueError, match=r"action index 0 \(PLAY 2S\) is not legal"):
         aec.step(0)
+
+
+def test_a_board_deals_as_the_ladder_deals_its_rooms():
+    # A board is dealt by seat (SeatDealer): whoever the first hakem, each seat gets the cards seat 0's
+    # deal of the board's seed gives it. Here the ace draw picks another hakem, so the deck is laid out.
+    aec = HokmAEC("classic")
+    aec.reset(seed=1, options={"board": 12})
+    board = new_match(aec.rules, 12, SeatDealer(12))
+    assert aec.match.events[:2] == board.events[:2]
+    hakem = board.hakem
+    plain = new_match(aec.rules, 12)
+    assert hakem != 0 and aec.match.deck != plain.deck
+    assert aec.match.deck == by_seat(aec.rules, plain.deck, hakem)
