@@ -57,6 +57,7 @@ Redeals' shown hands are not encoded: a redeal reshuffles every card.
 
 from __future__ import annotations
 
+import functools
 from itertools import combinations
 from typing import Any
 
@@ -64,6 +65,7 @@ import numpy as np
 
 from waraq.referee.games.cards import CARD_NAMES, SUITS, parse_card
 from waraq.referee.games.hokm.engine import KEEP, KINDS, PASS, HokmKind, HokmView
+from waraq.referee.games.hokm.rules import HokmRules
 
 CARDS = 52
 PLAY_BASE = 0
@@ -197,6 +199,7 @@ def layout(players: int) -> dict[str, tuple[int, int]]:
     return found
 
 
+@functools.cache
 def observation_size(players: int) -> int:
     offset, length = list(layout(players).values())[-1]
     return offset + length
@@ -207,48 +210,62 @@ def encode(view: HokmView) -> np.ndarray:
     rules = view.rules
     n = rules.players
     me = view.seat
-    at = layout(n)
+    at = _offsets(n)
     out = np.zeros(observation_size(n), dtype=np.float32)
-
-    def rel(seat: int) -> int:
-        return (seat - me) % n
-
-    def cards(block: str, held: Any, plane: int = 0) -> None:
-        start = at[block][0] + plane * CARDS
-        for card in held:
-            out[start + card] = 1.0
-
-    cards("hand", view.hand)
-    for seat, card in view.trick:
-        out[at["trick"][0] + rel(seat) * CARDS + card] = 1.0
-    for trick in view.tricks:
-        for seat, card in trick.plays(n):
-            out[at["played"][0] + rel(seat) * CARDS + card] = 1.0
+    # The 0/1 entries are gathered as indices and set in one numpy call: an item set costs as much as
+    # a whole engine decision, and a view has about seventy of them.
+    ones = [at["hand"] + card for card in view.hand]
+    trick, played = at["trick"], at["played"]
+    ones += [trick + (seat - me) % n * CARDS + card for seat, card in view.trick]
+    planes = _planes(n)  # the offset of each seat's plane, relative to the observer, as a lookup
+    for leader, cards, _ in view.tricks:
+        first = (leader - me) % n
+        ones += [played + planes[first + i] + card for i, card in enumerate(cards)]
     if view.trump is not None:
-        out[at["trump"][0] + view.trump] = 1.0
+        ones.append(at["trump"] + view.trump)
     if view.kind is not None:
-        out[at["kind"][0] + _KIND_INDEX[view.kind]] = 1.0
+        ones.append(at["kind"] + _KIND_INDEX[view.kind])
     if view.to_act is not None:
-        out[at["to_act"][0] + rel(view.to_act)] = 1.0
-    out[at["hakem"][0] + rel(view.hakem)] = 1.0
+        ones.append(at["to_act"] + (view.to_act - me) % n)
+    ones.append(at["hakem"] + (view.hakem - me) % n)
     leader = view.trick[0][0] if view.trick else (view.tricks[-1].winner if view.tricks else view.hakem)
-    out[at["leader"][0] + rel(leader)] = 1.0
-    offset = at["tricks_won"][0]
-    for seat, won in enumerate(view.tricks_won):
-        out[offset + rel(seat)] = won / rules.tricks
-    offset, sides = at["scores"]
-    for side, score in enumerate(view.scores):
-        out[offset + (side - me) % sides] = min(score, rules.target_score) / rules.target_score
-    offset = at["hand_sizes"][0]
-    for seat, size in enumerate(view.hand_sizes):
-        out[offset + rel(seat)] = min(size, rules.hand_size) / rules.hand_size
-    out[at["bam"][0]] = float(view.bam)
+    ones.append(at["leader"] + (leader - me) % n)
+    if view.bam:
+        ones.append(at["bam"])
     if n != 4:
-        cards("removed", (parse_card(c) for c in rules.removed_cards))
+        ones += _removed(rules, at["removed"])
     if n == 2:
-        cards("discarded", view.discarded)
+        ones += [at["discarded"] + card for card in view.discarded]
         burned = [step.offered if step.choice == PASS else step.second for step in view.draws]
-        cards("burned", (c for c in burned if c is not None))
+        ones += [at["burned"] + card for card in burned if card is not None]
         if view.offered is not None:
-            cards("offered", (view.offered,))
+            ones.append(at["offered"] + view.offered)
+    out[np.fromiter(ones, np.intp, len(ones))] = 1.0  # an index array: a list would be converted slower
+    offset = at["tricks_won"]
+    for seat, won in enumerate(view.tricks_won):
+        if won:
+            out[offset + (seat - me) % n] = won / rules.tricks
+    offset, sides = at["scores"], len(view.scores)
+    for side, score in enumerate(view.scores):
+        if score:
+            out[offset + (side - me) % sides] = min(score, rules.target_score) / rules.target_score
+    offset = at["hand_sizes"]
+    for seat, size in enumerate(view.hand_sizes):
+        out[offset + (seat - me) % n] = min(size, rules.hand_size) / rules.hand_size
     return out
+
+
+@functools.cache
+def _planes(players: int) -> tuple[int, ...]:
+    """``_planes(n)[k]``: the offset of the card plane of relative seat ``k % n`` (``k`` up to ``2n``)."""
+    return tuple((k % players) * CARDS for k in range(2 * players))
+
+
+@functools.cache
+def _offsets(players: int) -> dict[str, int]:
+    return {name: offset for name, (offset, _) in layout(players).items()}
+
+
+@functools.cache
+def _removed(rules: HokmRules, offset: int) -> tuple[int, ...]:
+    return tuple(offset + parse_card(card) for card in rules.removed_cards)
