@@ -10,6 +10,7 @@ waraq rules [--game hokm|hand] [PRESET|FILE.toml]
 waraq replay RECORD [--seat N] [--round R [--trick T]] [--step | --json] [--plain]
 waraq replay RECORD|DIR... --ask BOT [--seat N]
 waraq replay --verify RECORD|DIR...
+waraq export --dataset OUT.npz RECORD|DIR... [--seat N] [--bot NAME] [--players N]   (waraq.referee.cli.export)
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 from rich.console import Console
 
-from waraq.referee.cli import check_bot, doctor
+from waraq.referee.cli import check_bot, doctor, export
 from waraq.referee.cli import match as match_cli
 from waraq.referee.cli import replay as replay_cli
 from waraq.referee.common.arguments import Parser, print_error
@@ -53,6 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     replay_cli.register(commands)
     doctor.register(commands)
     check_bot.register(commands)
+    export.register(commands)
 
     # Commands from other packages (the ladder's, the bots' `bot serve`) plug in through an entry
     # point, so that nothing in referee/ imports them: data flows ladder -> referee -> bots, never back.
