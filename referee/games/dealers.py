@@ -5,7 +5,9 @@ the match, in order. A seeded dealer shuffles deck ``k`` with a generator
 keyed by ``(seed, k)``, so it holds no mutable state: copying a game state
 never copies a random generator, and the same seed gives the same decks
 whatever the players do. A fixed dealer hands out decks given up front
-(hand-worked deals in tests, replaying a record) and checks each one.
+(hand-worked deals in tests, replaying a record) and checks each one. A chance
+dealer has the ace draw only: each deck is handed to the engine from outside
+when it waits for one (OpenSpiel's chance nodes deal it card by card).
 """
 
 from __future__ import annotations
@@ -103,16 +105,40 @@ class FixedDealer:
     def deck(self, index: int, cards: Sequence[int]) -> list[int]:
         if index >= len(self._decks):
             raise MissingDeal(f"deck {index + 1} was not given")
-        deck = self._decks[index]
-        if sorted(deck) != sorted(cards):
-            missing = sorted(set(cards) - set(deck))
-            extra = sorted(set(deck) - set(cards))
-            raise DealError(
-                f"deck {index + 1} is not a shuffle of the {len(cards)}-card deck in play"
-                f" ({len(deck)} cards; missing: {', '.join(map(card_name, missing)) or 'none'};"
-                f" not in play or repeated: {', '.join(map(card_name, extra)) or 'a repeat'})"
-            )
-        return list(deck)
+        return checked_deck(index, self._decks[index], cards)
+
+
+class ChanceDealer:
+    """A dealer whose decks are dealt from outside, one at a time, as OpenSpiel's chance nodes deal
+    them card by card (waraq.referee.env.hokm_openspiel). It holds the ace draw only, checked as a
+    fixed dealer checks it; asked for a deck it has none (None), and the engine clears the table
+    and waits for the deck to be handed to it (``HokmState.deal``)."""
+
+    __slots__ = ("_ace_draw",)
+    by_seat = False
+
+    def __init__(self, ace_draw: Sequence[int]) -> None:
+        self._ace_draw = FixedDealer(ace_draw, ())
+
+    def ace_draw(self, cards: Sequence[int]) -> list[int]:
+        return self._ace_draw.ace_draw(cards)
+
+    def deck(self, index: int, cards: Sequence[int]) -> None:
+        return None
+
+
+def checked_deck(index: int, deck: Sequence[int], cards: Sequence[int]) -> list[int]:
+    """``deck`` (the match's deck number ``index + 1``) as a new list, if it is a shuffle of ``cards``;
+    else DealError naming the cards missing and those not in play or repeated."""
+    if sorted(deck) != sorted(cards):
+        missing = sorted(set(cards) - set(deck))
+        extra = sorted(set(deck) - set(cards))
+        raise DealError(
+            f"deck {index + 1} is not a shuffle of the {len(cards)}-card deck in play"
+            f" ({len(deck)} cards; missing: {', '.join(map(card_name, missing)) or 'none'};"
+            f" not in play or repeated: {', '.join(map(card_name, extra)) or 'a repeat'})"
+        )
+    return list(deck)
 
 
 def ace_draw_for(hakem: int, cards: Sequence[int]) -> list[int]:

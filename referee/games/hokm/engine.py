@@ -1,7 +1,9 @@
 """Hokm for 4, 3 and 2 players: a pure, deterministic state machine (docs/rules.md).
 
-A match starts from ``(rules, seed)`` (:func:`new_match`) or from given decks
-(:class:`~waraq.referee.games.dealers.FixedDealer`). The state says whose decision
+A match starts from ``(rules, seed)`` (:func:`new_match`), from given decks
+(:class:`~waraq.referee.games.dealers.FixedDealer`), or from an ace draw alone
+(:class:`~waraq.referee.games.dealers.ChanceDealer`), each deck then handed in
+when the match waits for it (:meth:`HokmState.deal`). The state says whose decision
 is pending and of what kind, lists its legal actions, and moves on by one
 action at a time:
 
@@ -42,7 +44,7 @@ from typing import Any, NamedTuple
 
 from waraq.referee.games import replaying
 from waraq.referee.games.cards import CARD_NAMES, JACK, SUIT_NAMES, SUITS, CardError, names, parse_card, parse_suit
-from waraq.referee.games.dealers import FixedDealer, SeededDealer
+from waraq.referee.games.dealers import ChanceDealer, FixedDealer, SeededDealer, checked_deck
 from waraq.referee.games.hokm.dealing import PACKET_FIRST, PACKET_REST, by_seat
 from waraq.referee.games.hokm.rules import HokmRules
 from waraq.referee.games.replaying import ReplayError
@@ -291,7 +293,7 @@ class HokmState(LoggedState):
     _spell = staticmethod(_spell_event)
     stock: int  # the deck's next undealt card; set by each deal, not __init__
 
-    def __init__(self, rules: HokmRules, dealer: SeededDealer | FixedDealer) -> None:
+    def __init__(self, rules: HokmRules, dealer: SeededDealer | FixedDealer | ChanceDealer) -> None:
         self.rules = rules
         self.players = n = rules.players
         self.teams = rules.teams
@@ -517,30 +519,61 @@ class HokmState(LoggedState):
         self._deal_first_packets()
 
     def _deal_first_packets(self) -> None:
-        """A new deck, five cards to each seat from the hakem, then REDEAL or TRUMP."""
-        n, hakem = self.players, self.hakem
+        """A new deck, five cards to each seat from the hakem, then REDEAL or TRUMP; or, when the
+        dealer has no deck yet (a :class:`ChanceDealer`), the table cleared to wait for :meth:`deal`."""
         self.kind = None  # if no deck comes (a record cut short), nothing is pending
         deck = self.dealer.deck(self.deals, self.rules.deck)
+        self._clear_table()
+        if deck is None:
+            self.to_act = None
+            return
         if self.dealer.by_seat:
-            deck = by_seat(self.rules, deck, hakem)
-        self.deals += 1
-        self.deck = deck
-        self._log.append((DEAL, self.round, hakem, deck))
-        hands: list[list[int]] = [[] for _ in range(n)]
-        for j in range(n):
-            hands[(hakem + j) % n] = sorted(deck[PACKET_FIRST * j : PACKET_FIRST * (j + 1)])
-        self.hands = hands
-        self.stock = PACKET_FIRST * n
+            deck = by_seat(self.rules, deck, self.hakem)
+        self._lay_out(deck)
+
+    def _clear_table(self) -> None:
+        """No cards anywhere: what a round keeps between its deals is the hakem, the score and the shown hands."""
+        n = self.players
+        self.hands: list[list[int]] = [[] for _ in range(n)]
+        self.deck: list[int] = []
+        self.stock = 0
         self.trump = None
         self.trick: list[int] = []
-        self.leader = hakem
+        self.leader = self.hakem
         self.history: list[Trick] = []
         self.tricks_won = [0] * n
         self.team_tricks = [0] * self.teams
         self.discards: list[tuple[int, ...]] = [()] * n
         self.draw_choices: list[str] = []  # 2 players, this round: KEEP/PASS, the hakem's first
+
+    def _lay_out(self, deck: list[int]) -> None:
+        """Five cards of ``deck`` to each seat from the hakem (the table is clear), then REDEAL or TRUMP."""
+        n, hakem = self.players, self.hakem
+        self.deals += 1
+        self.deck = deck
+        self._log.append((DEAL, self.round, hakem, deck))
+        for j in range(n):
+            self.hands[(hakem + j) % n] = sorted(deck[PACKET_FIRST * j : PACKET_FIRST * (j + 1)])
+        self.stock = PACKET_FIRST * n
         self.to_act = hakem
         self.kind = REDEAL if self._may_redeal() else TRUMP
+
+    @property
+    def awaiting_deck(self) -> bool:
+        """Between two deals: no decision is pending and the match goes on. A :class:`ChanceDealer`'s
+        match waits here, its table cleared, until :meth:`deal` brings the next deck."""
+        return self.kind is None and self.result is None
+
+    def deal(self, deck: Sequence[int]) -> None:
+        """Lay out ``deck`` as the next deal's, when :attr:`awaiting_deck`: the door of a dealer that
+        deals from outside (OpenSpiel's chance nodes, card by card). DealError when ``deck`` is no
+        shuffle of the rules' deck; IllegalAction when a decision is pending or the match is over."""
+        if not self.awaiting_deck:
+            pending = "the match is over" if self.result is not None else f"seat {self.to_act} is to decide {self.kind}"
+            raise IllegalAction(f"no deck is awaited: {pending}")
+        laid = checked_deck(self.deals, deck, self.rules.deck)
+        self._clear_table()
+        self._lay_out(laid)
 
     def _may_redeal(self) -> bool:
         if self.redeals >= self.rules.max_redeals:
@@ -759,7 +792,9 @@ class HokmState(LoggedState):
 # -- building and rebuilding matches ---------------------------------------
 
 
-def new_match(rules: HokmRules, seed: int | str, dealer: SeededDealer | FixedDealer | None = None) -> HokmState:
+def new_match(
+    rules: HokmRules, seed: int | str, dealer: SeededDealer | FixedDealer | ChanceDealer | None = None
+) -> HokmState:
     """A match whose every shuffle follows from ``seed``, or that ``dealer`` deals (a staged deal)."""
     return HokmState(rules, dealer or SeededDealer(seed))
 
