@@ -10,6 +10,10 @@ printed):
   legal action, nothing else;
 * ``pettingzoo``: the AEC environment, every decision an ``observe`` (the view encoded,
   the legal mask) and a ``step`` of an index drawn from the mask;
+* two floors, to show where the time goes: ``views``, the engine's playout making
+  each decision's view (what any observation or bot starts from) and nothing more;
+  ``aec step``, the AEC environment's ``step`` alone, its PettingZoo bookkeeping
+  included, the index found from the engine's legal actions without ``observe``;
 * ``gymnasium``: the single-seat environment, seat 0 the agent drawing from the mask
   as above, the other seats the built-in random bot; the other seats' decisions are
   counted as decisions too (the agent's steps are printed apart).
@@ -30,6 +34,7 @@ from functools import partial
 import numpy as np
 from engine import RULES  # this file's folder leads sys.path: bench/engine.py
 
+from waraq.referee.env.hokm_encoding import action_index
 from waraq.referee.env.hokm_gymnasium import HokmSeatEnv
 from waraq.referee.env.hokm_pettingzoo import HokmAEC
 from waraq.referee.games.hokm.engine import new_match
@@ -53,6 +58,31 @@ def pettingzoo_decisions(players: int, seed: int, rng: random.Random) -> int:
     while aec.match is not None and aec.match.result is None:
         mask = aec.observe(aec.agent_selection)["action_mask"]
         aec.step(int(draw.choice(np.flatnonzero(mask))))
+        decisions += 1
+    return decisions
+
+
+def aec_floor_decisions(players: int, seed: int, rng: random.Random) -> int:
+    """The AEC environment's step alone: the index of a legal action found without ``observe``."""
+    aec = HokmAEC(RULES[players])
+    aec.reset(seed=seed)
+    state = aec.match
+    assert state is not None
+    decisions = 0
+    while state.result is None:
+        aec.step(action_index(state.kind, rng.choice(state.legal_actions())))
+        decisions += 1
+    return decisions
+
+
+def view_floor_decisions(players: int, seed: int, rng: random.Random) -> int:
+    """The engine's playout with each decision's view made, as a bot needs one: no encoding at all."""
+    state = new_match(RULES[players], seed)
+    legal, apply, view, choice = state.legal_actions, state.apply, state.view, rng.choice
+    decisions = 0
+    while state.result is None:
+        view(state.to_act)
+        apply(choice(legal()))
         decisions += 1
     return decisions
 
@@ -89,16 +119,18 @@ def main() -> None:
     args = parser.parse_args()
     for players in args.players:
         agent_steps: list[int] = []
-        rates: dict[str, list[float]] = {"engine": [], "pettingzoo": [], "gymnasium": []}
+        rates: dict[str, list[float]] = {way: [] for way in ("engine", "views", "aec step", "pettingzoo", "gymnasium")}
         for _ in range(args.rounds):
             rates["engine"].append(measure(engine_decisions, players, args.seconds))
+            rates["views"].append(measure(view_floor_decisions, players, args.seconds))
+            rates["aec step"].append(measure(aec_floor_decisions, players, args.seconds))
             rates["pettingzoo"].append(measure(pettingzoo_decisions, players, args.seconds))
             rates["gymnasium"].append(measure(partial(gymnasium_decisions, steps=agent_steps), players, args.seconds))
         median = {way: statistics.median(values) for way, values in rates.items()}
         share = sum(agent_steps) / max(1, len(agent_steps))
         print(f"{players} players, medians of {args.rounds} rounds of {args.seconds:g} s each:")
         print(f"  engine      {median['engine']:>9,.0f} decisions/s")
-        for way in ("pettingzoo", "gymnasium"):
+        for way in ("views", "aec step", "pettingzoo", "gymnasium"):
             ratio = median[way] / median["engine"]
             print(f"  {way:<11} {median[way]:>9,.0f} decisions/s  x{ratio:.2f} of the engine's")
         print(f"  (gymnasium: the agent's steps are {share:.0f} of each match's decisions)")

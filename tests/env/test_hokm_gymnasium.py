@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
+from tests.support.replay_records import waraq
 from waraq.referee.env.hokm_encoding import legal_mask
 from waraq.referee.env.hokm_gymnasium import HokmSeatEnv
 from waraq.referee.games.hokm.dealing import PACKET_FIRST
@@ -139,6 +140,8 @@ def test_the_referees_way_plays_any_bot_spec_writes_a_record_that_verifies_and_a
                 rewards.append(play_on(env, seed))
             record = refereed.record
             assert verify_record(record).ok, verify_record(record).problem
+            checked = waraq("replay", "--verify", str(record))  # the command, as a person runs it
+            assert checked.returncode == 0 and f"{record}: ok" in checked.stdout, checked.stdout + checked.stderr
             events = read_record(record).events
             result = events[-1]
             assert result["type"] == "result" and rewards[0] == rewards[1] == (1.0 if 1 in result["winners"] else -1.0)
