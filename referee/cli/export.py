@@ -1,6 +1,6 @@
 """``waraq export --dataset``: training data from records, one row per decision (docs/research.md).
 
-    waraq export --dataset OUT.npz RECORD|DIR... [--seat N]... [--bot NAME]... [--players N] [--overwrite]
+    waraq export --dataset OUT.npz RECORD|DIR... [--seat N]... [--bot NAME]... [--game G] [--players N] [--overwrite]
 
 Parsing and printing only: the work is :func:`waraq.referee.env.dataset.export_dataset`'s,
 imported when the command runs, since NumPy is the optional ``env`` extra's
@@ -19,6 +19,7 @@ from typing import Any
 from rich.console import Console
 
 from waraq.referee.common.arguments import integer_at_least, print_error, refuse_writing_over
+from waraq.referee.games import registry
 from waraq.referee.replay.walk import RECORD_SUFFIXES, record_paths
 
 SUFFIX = ".npz"
@@ -55,6 +56,11 @@ def register(commands: Any) -> None:
         metavar="N",
         help="only records of N players (a dataset holds one player count: by default the first record's)",
     )
+    export.add_argument(
+        "--game",
+        choices=sorted(registry.GAMES),
+        help="only records of this game (a dataset holds one game: by default the first record's)",
+    )
     export.add_argument("--overwrite", action="store_true", help="replace OUT.npz if it exists")
     export.set_defaults(run_command=run)
 
@@ -74,6 +80,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
         seats=frozenset(args.seat) if args.seat else None,
         bots=frozenset(args.bot) if args.bot else None,
         players=args.players,
+        game=args.game,
     )
     try:
         summary = export_dataset(args.records, out, selection, on_skip=lambda skipped: print_error(str(skipped)))
@@ -81,7 +88,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
         print_error(f"--dataset {out}: cannot write it: {error.strerror or error}")
         return 1
     if not summary.rows:
-        print_error(_nothing(summary, args.players))
+        print_error(_nothing(summary, args.game, args.players))
         return 1 if summary.skipped else 2
     skipped = f"; {summary.skipped} skipped" if summary.skipped else ""
     console.print(
@@ -94,13 +101,14 @@ def run(args: argparse.Namespace, console: Console) -> int:
     return 1 if summary.skipped else 0
 
 
-def _nothing(summary: Any, players: int | None) -> str:
+def _nothing(summary: Any, game: str | None, players: int | None) -> str:
     """Why no row was written, in one line."""
     if summary.read:
         bots = ", ".join(sorted(summary.bots_seen))
         why = f"no decision of the {summary.read} records read is selected (their bots: {bots})"
     elif summary.passed_over and not summary.skipped:
-        why = f"none of the {summary.passed_over} records read is of {players} players"
+        wanted = " ".join(w for w in (f"{players}-player" if players else "", game or "") if w)
+        why = f"none of the {summary.passed_over} records read is a {wanted} record"
     else:
         why = "nothing exported: no record could be"
     return f"{why}; {summary.out} is not written"

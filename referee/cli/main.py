@@ -10,7 +10,8 @@ waraq rules [--game hokm|hand] [PRESET|FILE.toml]
 waraq replay RECORD [--seat N] [--round R [--trick T]] [--step | --json] [--plain]
 waraq replay RECORD|DIR... --ask BOT [--seat N]
 waraq replay --verify RECORD|DIR...
-waraq export --dataset OUT.npz RECORD|DIR... [--seat N] [--bot NAME] [--players N]   (waraq.referee.cli.export)
+waraq export --dataset OUT.npz RECORD|DIR... [--seat N] [--bot NAME] [--game G] [--players N]
+                                                 (waraq.referee.cli.export)
 """
 
 from __future__ import annotations

@@ -16,7 +16,8 @@ game with no encoding here, or one whose observations are not of the
 dataset's length (another player count) is **skipped**: ``on_skip`` is told
 in one line naming the file, and every other record is still exported. A
 dataset holds one game and one player count, so that every observation has
-one layout; the first record exported sets them (or ``players``).
+one layout; the first record exported sets them, or the selection's ``game``
+and ``players`` do.
 
 Why ``.npz``: the ``env`` extra already installs NumPy, which reads it with
 ``np.load`` and no pickle; Parquet would need pyarrow, 100 MB and more for a
@@ -136,6 +137,7 @@ class Selection:
     seats: frozenset[int] | None = None
     bots: frozenset[str] | None = None  # the bot's name as the record's header gives it
     players: int | None = None  # records of other player counts are passed over, not reported
+    game: str | None = None  # records of other games are passed over, not reported
 
     def keeps(self, seat: int, bot: str) -> bool:
         return (self.seats is None or seat in self.seats) and (self.bots is None or bot in self.bots)
@@ -161,7 +163,7 @@ class Summary:
     records: int = 0  # records that gave rows
     read: int = 0  # records that verified and were of the dataset's game and player count
     skipped: int = 0
-    passed_over: int = 0  # of another player count than ``Selection.players``
+    passed_over: int = 0  # of another game or player count than the selection's
     game: str | None = None
     players: int | None = None
     observation_size: int = 0
@@ -211,20 +213,21 @@ def _export_record(
         skip(f"{replay.status}: {replay.problem}")
         return
     game, players = replay.game, replay.players
+    if (selection.players or players, selection.game or game) != (players, game):
+        summary.passed_over += 1
+        return
     encoding = ENCODINGS.get(game)
     if encoding is None:
         skip(f"a {game} record: there is no {game} encoding to export it with (only {', '.join(ENCODINGS)})")
-        return
-    if selection.players is not None and players != selection.players:
-        summary.passed_over += 1
         return
     if summary.game is None:
         summary.game, summary.players = game, players
         summary.observation_size = encoding.observation_size(players)
     elif (game, players) != (summary.game, summary.players):
+        option = f"--game {game}" if game != summary.game else f"--players {players}"
         skip(
             f"a {players}-player {game} record, and this dataset is of {summary.players}-player {summary.game} "
-            f"(observations of {summary.observation_size}): export it to a file of its own (--players {players})"
+            f"(observations of {summary.observation_size}): export it to a file of its own ({option})"
         )
         return
     summary.read += 1

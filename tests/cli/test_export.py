@@ -98,32 +98,57 @@ def test_the_options_filter_and_overwrite_replaces(here, capsys):
 def test_broken_and_hand_records_are_a_line_each_and_the_rest_is_written_with_status_1(here, capsys):
     records = sorted((here / "R").glob("*.jsonl"))
     records[0].write_text(records[0].read_text()[:-200])  # cut short in its last line
-    (here / "R" / "hand-1.jsonl").write_bytes((here / "H" / "hand-1.jsonl").read_bytes())
+    (here / "R" / "later").mkdir()  # walked after the Hokm records
+    (here / "R" / "later" / "hand-1.jsonl").write_bytes((here / "H" / "hand-1.jsonl").read_bytes())
     assert main(["export", "--dataset", "out.npz", "R"]) == 1
     out, err = capsys.readouterr()
     errors = err.strip().splitlines()
     assert len(errors) == 2, errors
+    assert errors[0].startswith("error: R/hokm-1.jsonl: cut short: ")
     hand = "there is no hand encoding to export it with (only hokm)"
-    if "hand" in ENCODINGS:  # a 4-player Hand record in a Hokm dataset
-        hand = "a 4-player hand record, and this dataset is of 4-player hokm"
-    assert errors[0].startswith("error: R/hand-1.jsonl: a ") and hand in errors[0]
-    assert errors[1].startswith("error: R/hokm-1.jsonl: cut short: ")
+    if "hand" in ENCODINGS:
+        hand = (
+            "and this dataset is of 4-player hokm (observations of 501): export it to a file of its own (--game hand)"
+        )
+    assert errors[1].startswith("error: R/later/hand-1.jsonl: a ") and hand in errors[1]
     assert all(line.endswith("; not exported") for line in errors)
     assert out.strip().endswith("; 2 skipped")
     assert len(set(np.load(here / "out.npz")["record"])) == 2
 
 
+def test_a_folder_of_hand_records(here, capsys):
+    status = main(["export", "--dataset", "out.npz", "H"])
+    out, err = capsys.readouterr()
+    if "hand" in ENCODINGS:
+        assert (status, err) == (0, "") and "decisions of 1 records, 4-player hand (observations of " in out
+    else:
+        assert status == 1 and not (here / "out.npz").exists()
+        assert err.strip().splitlines() == [
+            "error: H/hand-1.jsonl: a hand record: there is no hand encoding to export it with (only hokm); "
+            "not exported",
+            "error: nothing exported: no record could be; out.npz is not written",
+        ]
+
+
 def test_nothing_exportable_writes_nothing(here, capsys):
-    assert main(["export", "--dataset", "out.npz", "H"]) == 1
+    (here / "B").mkdir()
+    (here / "B" / "hokm-1.jsonl").write_text("not json\n")
+    assert main(["export", "--dataset", "out.npz", "B"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 2 and err[-1] == "error: nothing exported: no record could be; out.npz is not written"
+    assert err == [
+        "error: B/hokm-1.jsonl: corrupt: line 1 is not JSON: Expecting value; not exported",
+        "error: nothing exported: no record could be; out.npz is not written",
+    ]
     assert not (here / "out.npz").exists()
     assert main(["export", "--dataset", "out.npz", "R", "--bot", "nobody"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["error: no decision of the 3 records read is selected (their bots: random); out.npz is not written"]
     assert main(["export", "--dataset", "out.npz", "R", "--players", "2"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["error: none of the 3 records read is of 2 players; out.npz is not written"]
+    assert err == ["error: none of the 3 records read is a 2-player record; out.npz is not written"]
+    assert main(["export", "--dataset", "out.npz", "R", "--game", "hand", "--players", "4"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: none of the 3 records read is a 4-player hand record; out.npz is not written"]
     assert not (here / "out.npz").exists()
 
 

@@ -326,19 +326,23 @@ def test_broken_records_are_one_line_each_and_the_others_are_exported(records, e
         assert np.array_equal(data[column], exported["short"][column]), column
 
 
-def test_a_hand_record_is_one_line_until_hand_has_an_encoding(records, tmp_path):
+def test_a_hand_record_among_hokm_ones_is_one_line_or_passed_over_with_game_hokm(records, tmp_path):
     hand = play(tmp_path / "hand", registry.load_rules("hand", "short"), ["random"] * 4, (1,))
     shutil.copytree(records / "short", tmp_path / "mixed")
-    shutil.copy(hand / "hand-1.jsonl", tmp_path / "mixed" / "hand-1.jsonl")
+    (tmp_path / "mixed" / "later").mkdir()  # walked after the Hokm records, which set the dataset's game
+    shutil.copy(hand / "hand-1.jsonl", tmp_path / "mixed" / "later" / "hand-1.jsonl")
     skipped: list[Skipped] = []
     summary = export_dataset([tmp_path / "mixed"], tmp_path / "out.npz", on_skip=skipped.append)
+    path = tmp_path / "mixed" / "later" / "hand-1.jsonl"
     if "hand" in dataset.ENCODINGS:
-        pytest.skip("Hand has its encoding: tests/env/test_dataset.py's Hand tests check its rows")
-    assert [str(s) for s in skipped] == [
-        f"{tmp_path / 'mixed' / 'hand-1.jsonl'}: a hand record: there is no hand encoding to export it with "
-        "(only hokm); not exported"
-    ]
+        why = "a 4-player hand record, and this dataset is of 4-player hokm (observations of 501)"
+        why += ": export it to a file of its own (--game hand)"
+    else:
+        why = "a hand record: there is no hand encoding to export it with (only hokm)"
+    assert [str(s) for s in skipped] == [f"{path}: {why}; not exported"]
     assert summary.records == len(SEEDS)
+    summary = export_dataset([tmp_path / "mixed"], tmp_path / "hokm.npz", Selection(game="hokm"), on_skip=_no_skips)
+    assert summary.records == len(SEEDS) and summary.passed_over == 1
 
 
 def test_nothing_is_written_when_no_row_is_selected(records, tmp_path):
