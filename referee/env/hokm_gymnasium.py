@@ -24,10 +24,13 @@ both ways.
   room of that board, so an agent evaluated at each seat over the same boards is
   paired as the ladder's bots are.
 * ``step(index)`` applies the agent's action and lets the bots play until the
-  agent is to act again or the match ends. An index that is not legal now raises
-  ValueError naming it and the legal ones: act through ``info["action_mask"]``
+  agent is to act again or the match ends. Act through ``info["action_mask"]``
   (an ``int8`` vector over the 1388 indices of
-  :mod:`waraq.referee.env.hokm_encoding`).
+  :mod:`waraq.referee.env.hokm_encoding`). An index that is not legal now raises
+  ValueError naming it and the legal ones; with ``illegal="forfeit"`` it is what it
+  is at the referee's table instead, the seat's ILLEGAL fault: the agent's side
+  forfeits the match (reward -1), so a learner blind to the mask can be stepped
+  too (Gymnasium's ``check_env`` samples actions so).
 * The reward is 0 until the match ends, then +1 when the agent's side won and -1
   when it lost (0 in a match aborted). Matches are not truncated: the engine's own
   bound ends every one.
@@ -53,6 +56,8 @@ from waraq.referee.games.hokm.rules import HokmRules, load_rules
 from waraq.referee.match.play import TimeControl
 from waraq.referee.run.runner import match_id
 
+ILLEGAL = ("raise", "forfeit")  # what an index that is not legal does: a ValueError, or the match lost
+
 
 class HokmSeatEnv(Env[np.ndarray, np.int64]):
     """The environment of the module docstring."""
@@ -68,7 +73,11 @@ class HokmSeatEnv(Env[np.ndarray, np.int64]):
         *,
         record_dir: str | Path | None = None,
         time_control: TimeControl | None = None,
+        illegal: str = "raise",
     ) -> None:
+        if illegal not in ILLEGAL:
+            raise ValueError(f"illegal={illegal!r}: expected one of {', '.join(map(repr, ILLEGAL))}")
+        self.illegal = illegal
         self.rules = load_rules(rules)
         n = self.rules.players
         if not 0 <= seat < n:
@@ -123,13 +132,19 @@ class HokmSeatEnv(Env[np.ndarray, np.int64]):
 
     def step(self, action: np.int64 | int) -> tuple[np.ndarray, float, bool, bool, dict]:
         assert self.view is not None and self.winners is None, "reset() first"
-        chosen = action_of(action, self.view)
-        if self.refereed is not None:
-            self._arrive(self.refereed.answer(chosen))
+        try:
+            chosen = action_of(action, self.view)
+        except ValueError as refused:
+            if self.illegal == "raise":
+                raise
+            self._forfeit(str(refused))
         else:
-            assert self.match is not None
-            self.match.apply(chosen)
-            self._play_others()
+            if self.refereed is not None:
+                self._arrive(self.refereed.answer(chosen))
+            else:
+                assert self.match is not None
+                self.match.apply(chosen)
+                self._play_others()
         observation, info = self._observation()
         over = self.winners is not None
         reward = float(side_reward(self.winners, self.seat)) if self.winners is not None else 0.0
@@ -138,6 +153,16 @@ class HokmSeatEnv(Env[np.ndarray, np.int64]):
     def close(self) -> None:
         if self.refereed is not None:
             self.refereed.close()
+
+    def _forfeit(self, detail: str) -> None:
+        """``illegal="forfeit"``: the agent's side loses the match, as the referee's ILLEGAL fault forfeits it."""
+        if self.refereed is not None:
+            self._arrive(self.refereed.illegal(detail))
+            return
+        state = self.match
+        assert state is not None
+        mine = state.team_of(self.seat)
+        self.winners = tuple(s for s in range(self.rules.players) if state.team_of(s) != mine)
 
     def _play_others(self) -> None:
         state = self.match
@@ -164,7 +189,9 @@ class HokmSeatEnv(Env[np.ndarray, np.int64]):
         if self.winners is not None:
             # Over: nothing to observe or choose, the reward says how it ended. The same both ways (the
             # referee's way never shows the agent the final table, and a forfeit may come before any view).
-            return np.zeros(observation_size(self.rules.players), np.float32), {"action_mask": np.zeros(ACTIONS, np.int8)}
+            return np.zeros(observation_size(self.rules.players), np.float32), {
+                "action_mask": np.zeros(ACTIONS, np.int8)
+            }
         assert self.view is not None
         return encode(self.view), {"action_mask": legal_mask(self.view)}
 

@@ -28,6 +28,7 @@ from typing import Any
 from waraq.referee.games import registry
 from waraq.referee.launch import sandbox
 from waraq.referee.launch.bots import BotSpec, Endpoint
+from waraq.referee.match.faults import Fault, FaultCode
 from waraq.referee.match.play import MatchConfig, MatchOutcome, TimeControl, run_match
 from waraq.referee.match.seats import Answer, Question, Seat, Via
 from waraq.referee.records.record_file import RecordWriter
@@ -64,6 +65,11 @@ class AgentSeat:
     def give(self, action: Any) -> None:
         assert self._answer is not None and not self._answer.done(), "no question waits for an answer"
         self._answer.set_result(action)
+
+    def fail(self, fault: Fault) -> None:
+        """The answer is a fault of the agent's: the runner charges it as any seat's."""
+        assert self._answer is not None and not self._answer.done(), "no question waits for an answer"
+        self._answer.set_exception(fault)
 
     async def finish(self, end: Any) -> None:
         pass
@@ -128,6 +134,12 @@ class RefereedMatch:
     def answer(self, action: Any) -> Any:
         """The agent's action: its next view, or None once the match is over (:attr:`outcome`)."""
         self.agent.give(action)
+        return self._run()
+
+    def illegal(self, detail: str) -> Any:
+        """The agent chose an action that is not legal: its ILLEGAL fault, and the match goes on as the
+        fault policy says (forfeit: it is over). Its next view, or None once it is over."""
+        self.agent.fail(Fault(FaultCode.ILLEGAL_ACTION, detail))
         return self._run()
 
     def close(self) -> None:

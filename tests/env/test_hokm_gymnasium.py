@@ -18,23 +18,40 @@ from waraq.referee.records.record_file import read_record
 from waraq.referee.replay.verify import verify_record
 
 
-def test_gymnasiums_check_env_passes():
-    env = HokmSeatEnv("classic", seat=1)
-    # check_env draws its actions with action_space.sample(), blind to the mask, and the env refuses
-    # an illegal index (ValueError). So the sample is drawn from the actions legal now; and since the
-    # step-determinism check draws its action *before* its reset(seed=123), one also legal at seed
-    # 123's first decision when there is one (with seat 1 there is: the check then runs in full).
-    twin = HokmSeatEnv("classic", seat=1)
-    at_123 = twin.reset(seed=123)[1]["action_mask"]
-    rng = np.random.default_rng(0)
+@pytest.mark.parametrize("preset", ["classic", "two"])
+def test_gymnasiums_check_env_passes(preset):
+    # check_env steps actions drawn by action_space.sample(), blind to the mask: with illegal="forfeit"
+    # an illegal one loses the match, as at the referee's table, and the check runs as for any env.
+    check_env(HokmSeatEnv(preset, seat=1, illegal="forfeit"))
 
-    def sample(mask=None, probability=None):
-        now = legal_mask(env.view)
-        both = now & at_123
-        return np.int64(rng.choice(np.flatnonzero(both if both.any() else now)))
 
-    env.action_space.sample = sample
-    check_env(env)
+def test_an_illegal_index_forfeits_the_match_when_asked_to_the_engines_way_and_the_referees(tmp_path):
+    direct = HokmSeatEnv("classic", seat=1, illegal="forfeit")
+    _, info = direct.reset(seed=5)
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    observation, reward, over, _, info = direct.step(illegal)
+    assert (reward, over, direct.winners) == (-1.0, True, (0, 2)) and not info["action_mask"].any()
+    assert not observation.any()
+    with pytest.raises(ValueError, match="illegal='lose': expected one of 'raise', 'forfeit'"):
+        HokmSeatEnv("classic", illegal="lose")
+
+
+@pytest.mark.slow
+def test_an_illegal_index_is_the_agents_ILLEGAL_fault_in_the_referees_record(tmp_path):
+    env = HokmSeatEnv("classic", seat=1, record_dir=tmp_path, illegal="forfeit")
+    try:
+        _, info = env.reset(seed=5)
+        illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+        _, reward, over, _, _ = env.step(illegal)
+        events = read_record(env.record).events
+    finally:
+        env.close()
+    fault, result = events[-2:]
+    assert (reward, over) == (-1.0, True)
+    assert (fault["type"], fault["seat"], fault["code"]) == ("fault", 1, "illegal_action")
+    assert f"action index {illegal} (" in fault["detail"]
+    assert (result["reason"], result["winners"], result["faulty"]) == ("forfeit", [0, 2], [1])
+    assert verify_record(env.record).ok
 
 
 def play(env: HokmSeatEnv, seed: int) -> tuple[float, int]:
