@@ -1,19 +1,26 @@
-"""Training data from match records: one row per decision, as NumPy arrays in one ``.npz`` file.
+"""Training data from match records: a row per decision (per move of a Hand turn), as NumPy arrays in one ``.npz``.
 
 :func:`export_dataset` re-plays each record through the referee's own replay
 (:func:`waraq.referee.replay.walk.load`, the walk ``waraq replay --verify``
 makes, which drives the engine's ``iter_replay``) and writes, for every
-decision a seat took, the seat's view as its game's encoding gives it (for
-Hokm :func:`~waraq.referee.env.hokm_encoding.encode`), the legal mask
-(:func:`~waraq.referee.env.hokm_encoding.legal_mask`), the index of the
-action taken (:func:`~waraq.referee.env.hokm_encoding.action_index`), the
-match's outcome for that seat, and columns that say where the row came from.
-There is no second copy of the rules: a view here is the engine's
-``state.view(seat)`` of the state the record's own decisions led to.
+decision a seat took, the seat's view as its game's encoding gives it, the
+legal mask, the index of the action taken, the match's outcome for that seat,
+and columns that say where the row came from. There is no second copy of the
+rules: a view here is the engine's ``state.view(seat)`` of the state the
+record's own decisions led to.
+
+Each game's encoding is one entry of :data:`ENCODINGS`. Hokm's
+(:mod:`~waraq.referee.env.hokm_encoding`): a decision is one row, ``encode(view)``,
+``legal_mask(view)``, ``action_index(kind, action)``. Hand's
+(:mod:`~waraq.referee.env.hand_encoding`): a ``TAKE`` is one row; a ``TURN``, one
+engine action, is one row per move that builds it (``turn_step_states``), each
+with the view and the mask of the turn as built up to that move, numbered in the
+``step`` column.
 
 A record that does not verify (damaged, cut short, tampered with), one of a
-game with no encoding here, or one whose observations are not of the
-dataset's length (another player count) is **skipped**: ``on_skip`` is told
+game with no encoding here, one whose observations are not of the dataset's
+length (another game or player count), or one with a decision its encoding
+cannot spell (a Hand turn its moves cannot build) is **skipped**: ``on_skip`` is told
 in one line naming the file, and every other record is still exported. A
 dataset holds one game and one player count, so that every observation has
 one layout; the first record exported sets them, or the selection's ``game``
@@ -40,14 +47,15 @@ in the archive:
 =================  =========  ========  =====================================================
 name               dtype      shape     contents
 =================  =========  ========  =====================================================
-obs                float32    (N, L)    the seat's view, encoded (its game's encoding)
+obs                float32    (N, L)    the seat's view, encoded (its game's encoding; a Hand TURN's
+                                        rows: with the turn built so far)
 mask               int8       (N, A)    1 at each legal action of the decision
 action             int32      (N,)      the index of the action taken
 outcome            int8       (N,)      +1 the seat's side won, -1 it lost, 0 no winner
 record             int32      (N,)      index into ``records_path``/``records_match_id``
 decision           int32      (N,)      the decision's number in its record, from 1
 step               int16      (N,)      the row's number within its decision, from 0
-                                        (always 0 for Hokm: one row a decision)
+                                        (Hokm and Hand's TAKE: always 0; a Hand TURN: its moves)
 line               int32      (N,)      the record line of the decision, from 1
 seat               int8       (N,)      the deciding seat
 round              int16      (N,)      the round, from 1
@@ -66,7 +74,7 @@ layout_offset      int32      (.,)      each block's offset in ``obs``
 layout_length      int32      (.,)      each block's length
 format             str        ()        ``"waraq.dataset"``
 format_version     int16      ()        :data:`FORMAT_VERSION`
-game               str        ()        ``"hokm"``
+game               str        ()        ``"hokm"`` or ``"hand"``
 players            int16      ()        the player count of every record
 observation_size   int32      ()        ``L``
 actions            int32      ()        ``A``
@@ -91,7 +99,9 @@ from typing import IO, Any
 
 import numpy as np
 
-from waraq.referee.env import hokm_encoding
+from waraq.referee.env import hand_encoding, hokm_encoding
+from waraq.referee.games.hand.decisions import KINDS as HAND_KINDS
+from waraq.referee.games.hand.decisions import TAKE
 from waraq.referee.games.hokm.engine import KINDS as HOKM_KINDS
 from waraq.referee.replay.walk import Replay, load, record_paths
 
@@ -118,6 +128,17 @@ def _hokm_rows(view: Any, kind: str, action: Any) -> list[Row]:
     return [(hokm_encoding.encode(view), hokm_encoding.legal_mask(view), hokm_encoding.action_index(kind, action))]
 
 
+def _hand_rows(view: Any, kind: str, action: Any) -> list[Row]:
+    """A TAKE is one row; a TURN one row per move that builds it (hand_encoding's ``turn_steps``),
+    each with the view and the mask of the turn as built up to that move."""
+    if kind == TAKE:
+        return [(hand_encoding.encode(view), hand_encoding.legal_mask(view), hand_encoding.take_index(action))]
+    return [
+        (hand_encoding.encode(view, built), hand_encoding.legal_mask(view, built), index)
+        for built, index in hand_encoding.turn_step_states(view, action)
+    ]
+
+
 ENCODINGS: dict[str, GameEncoding] = {
     "hokm": GameEncoding(
         hokm_encoding.observation_size,
@@ -126,7 +147,13 @@ ENCODINGS: dict[str, GameEncoding] = {
         _hokm_rows,
         hokm_encoding.layout,
     ),
-    # Hand joins here once referee/env/hand_encoding.py is there (a TURN: a row per step).
+    "hand": GameEncoding(
+        hand_encoding.observation_size,
+        hand_encoding.ACTIONS,
+        tuple(str(k) for k in HAND_KINDS),
+        _hand_rows,
+        hand_encoding.layout,
+    ),
 }
 
 
@@ -230,9 +257,7 @@ def _export_record(
             f"(observations of {summary.observation_size}): export it to a file of its own ({option})"
         )
         return
-    summary.read += 1
     bots = replay.bots
-    summary.bots_seen.update(bots)
     winners = set((replay.result or {}).get("winners") or ())
     kind_index = {kind: i for i, kind in enumerate(encoding.kinds)}
     chunk = _Chunk(record=summary.records)
@@ -244,7 +269,12 @@ def _export_record(
         if not selection.keeps(step.seat, bots[step.seat]):
             continue
         outcome = 0 if not winners else 1 if step.seat in winners else -1
-        for number, (obs, mask, action) in enumerate(encoding.rows(step.view, step.kind, step.action)):
+        try:
+            rows = encoding.rows(step.view, step.kind, step.action)
+        except ValueError as error:  # the encoding has no rows for this decision
+            skip(f"line {step.line}: {step.kind} cannot be encoded: {error}")
+            return
+        for number, (obs, mask, action) in enumerate(rows):
             chunk.add(
                 obs=obs,
                 mask=mask,
@@ -258,6 +288,8 @@ def _export_record(
                 kind=kind_index[step.kind],
                 substituted=step.fault is not None,
             )
+    summary.read += 1
+    summary.bots_seen.update(bots)
     if chunk.rows:  # the tables name only what rows refer to
         chunk.columns["bot"] = [writer.index("bots", bots[seat]) for seat in chunk.columns["seat"]]
         chunk.same["rules"] = writer.index("rules", replay.rules.rules_hash, replay.rules.canonical_json())

@@ -13,6 +13,7 @@ seat's view of that state, and takes outcomes from the ``result`` line.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import gzip
 import json
 import shutil
@@ -25,10 +26,12 @@ import numpy as np
 import pytest
 
 from waraq.bots.server import builtin_players
-from waraq.referee.env import dataset
+from waraq.referee.env import dataset, hand_encoding
 from waraq.referee.env.dataset import Selection, Skipped, export_dataset
+from waraq.referee.env.hand_steps import StepTurn
 from waraq.referee.env.hokm_encoding import ACTIONS, action_index, encode, legal_mask, observation_size
 from waraq.referee.games import registry
+from waraq.referee.games.hand import engine as hand_engine
 from waraq.referee.games.hokm.engine import action_from_json, replay
 from waraq.referee.games.hokm.rules import PRESETS, HokmRules
 from waraq.referee.match.play import MatchConfig, run_match
@@ -326,8 +329,8 @@ def test_broken_records_are_one_line_each_and_the_others_are_exported(records, e
         assert np.array_equal(data[column], exported["short"][column]), column
 
 
-def test_a_hand_record_among_hokm_ones_is_one_line_or_passed_over_with_game_hokm(records, tmp_path):
-    hand = play(tmp_path / "hand", registry.load_rules("hand", "short"), ["random"] * 4, (1,))
+def test_a_hand_record_among_hokm_ones_is_one_line_or_passed_over_with_game_hokm(records, hand_records, tmp_path):
+    hand = hand_records
     shutil.copytree(records / "short", tmp_path / "mixed")
     (tmp_path / "mixed" / "later").mkdir()  # walked after the Hokm records, which set the dataset's game
     shutil.copy(hand / "hand-1.jsonl", tmp_path / "mixed" / "later" / "hand-1.jsonl")
@@ -388,3 +391,85 @@ def test_gzipped_records_give_the_same_rows(records, exported, tmp_path):
     for name, array in exported["two"].items():
         if name != "records_path":
             assert np.array_equal(data[name], array), name
+
+
+# -- Hand: a TAKE is a row, a TURN a row per move that builds it ------------------------
+
+
+@pytest.fixture(scope="module")
+def hand_records(tmp_path_factory) -> Path:
+    rules = registry.load_rules("hand", "short")
+    return play(tmp_path_factory.mktemp("hand-records"), rules, ["random", "heuristic"] * 2, SEEDS)
+
+
+def test_hand_rows_rebuild_each_turn_move_by_move_from_the_engines_view(hand_records, tmp_path):
+    out = tmp_path / "hand.npz"
+    export_dataset([hand_records], out, on_skip=_no_skips)
+    data = np.load(out)
+    n = len(data["obs"])
+    assert data["obs"].shape == (n, hand_encoding.observation_size(4)) and data["obs"].dtype == np.float32
+    assert data["mask"].shape == (n, hand_encoding.ACTIONS) and str(data["game"]) == "hand"
+    assert names(data["kinds"]) == ["TAKE", "TURN"]
+    assert (data["mask"][np.arange(n), data["action"]] == 1).all()
+    row = 0
+    turns = 0
+    for path in sorted(hand_records.glob("*.jsonl")):
+        events = events_of(path)
+        rules = registry.rules_from_dict("hand", events[0]["rules"])
+        result = events[-1]
+        for number, (line, event) in enumerate(decisions_of(path), start=1):
+            state = hand_engine.replay(rules, events[: line - 1])  # every line before the decision's
+            view = state.view(event["seat"])
+            action = hand_engine.action_from_json(event["kind"], event["action"])
+            assert data["outcome"][row] == outcome(result, event["seat"])
+            if event["kind"] == "TAKE":
+                assert (data["decision"][row], data["step"][row], data["line"][row]) == (number, 0, line)
+                assert np.array_equal(data["obs"][row], hand_encoding.encode(view))
+                assert np.array_equal(data["mask"][row], hand_encoding.legal_mask(view))
+                assert data["action"][row] == hand_encoding.take_index(action)
+                row += 1
+                continue
+            turns += 1
+            built, step, finished = StepTurn.of(view), 0, None
+            while finished is None:  # the rows of the turn's moves, up to its discard
+                assert (data["decision"][row], data["step"][row], data["line"][row]) == (number, step, line)
+                assert np.array_equal(data["obs"][row], hand_encoding.encode(view, built)), (path.name, line, step)
+                assert np.array_equal(data["mask"][row], hand_encoding.legal_mask(view, built)), (path.name, line)
+                finished = built.play(hand_encoding.decode(int(data["action"][row])))
+                row, step = row + 1, step + 1
+            state.apply(finished)  # the turn the rows build is the recorded one
+            after = hand_engine.replay(rules, events[:line])
+            assert [state.view(s) for s in range(4)] == [after.view(s) for s in range(4)]
+    assert row == n and turns > 0
+
+
+def test_game_hand_takes_the_hand_records_of_a_mixed_folder(records, hand_records, tmp_path):
+    shutil.copytree(records / "short", tmp_path / "mixed" / "hokm")
+    shutil.copytree(hand_records, tmp_path / "mixed" / "hand")
+    summary = export_dataset([tmp_path / "mixed"], tmp_path / "out.npz", Selection(game="hand"), on_skip=_no_skips)
+    assert (summary.game, summary.records, summary.passed_over) == ("hand", len(SEEDS), len(SEEDS))
+    assert names(np.load(tmp_path / "out.npz")["records_path"]) == [
+        str(p) for p in sorted((tmp_path / "mixed" / "hand").glob("*.jsonl"))
+    ]
+
+
+def test_a_decision_its_encoding_cannot_spell_skips_its_record_in_one_line(records, exported, tmp_path, monkeypatch):
+    """Hand's turn_steps refuses a turn its moves cannot build (a ValueError); any encoding may."""
+    bad = record_files(records / "short")[1]
+    events = events_of(bad)
+    line, event = decisions_of(bad)[5]
+    refused = replay(HokmRules.from_dict(events[0]["rules"]), events[: line - 1]).view(event["seat"])
+    hokm = dataset.ENCODINGS["hokm"]
+
+    def rows(view: Any, kind: str, action: Any) -> list[Any]:
+        if view == refused:
+            raise ValueError("no such move")
+        return hokm.rows(view, kind, action)
+
+    monkeypatch.setitem(dataset.ENCODINGS, "hokm", dataclasses.replace(hokm, rows=rows))
+    skipped: list[Skipped] = []
+    summary = export_dataset([records / "short"], tmp_path / "out.npz", on_skip=skipped.append)
+    assert [str(s) for s in skipped] == [f"{bad}: line {line}: PLAY cannot be encoded: no such move; not exported"]
+    assert summary.records == len(SEEDS) - 1 and summary.read == len(SEEDS) - 1
+    others = exported["short"]["record"] != 1
+    assert np.array_equal(np.load(tmp_path / "out.npz")["obs"], exported["short"]["obs"][others])
