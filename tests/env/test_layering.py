@@ -1,4 +1,4 @@
-"""The environments' libraries stay optional: only referee/env imports gymnasium, pettingzoo or numpy."""
+"""The environments' libraries stay optional: only referee/env imports gymnasium, pettingzoo, numpy or OpenSpiel."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import ast
 
 from tests.support import ROOT
 
-OPTIONAL = ("gymnasium", "pettingzoo", "numpy")
+OPTIONAL = ("gymnasium", "pettingzoo", "numpy", "pyspiel", "open_spiel")
 
 
 def imports_of(source: str) -> set[str]:
