@@ -2,7 +2,10 @@
 
 A dealer hands a match its first player, its decks and its restocked stocks:
 :class:`SeededHandDealer` draws them from the seed, :class:`FixedHandDealer`
-takes them given (hand-worked deals, a record replayed) and checks each.
+takes them given (hand-worked deals, a record replayed) and checks each, and
+:class:`ChanceHandDealer` has the first player only: each deck and each new
+stock is handed to the engine from outside when it waits for one (OpenSpiel's
+chance nodes deal them card by card).
 :func:`deal_order` says which seat receives each card of a deck (the
 engine's docstring, "Dealing"), and :func:`stack_deck` builds the deck that
 deals given hands.
@@ -64,20 +67,41 @@ class FixedHandDealer:
         if index >= len(self._decks):
             raise MissingDeal(f"deck {index + 1} was not given")
         deck = self._decks[index]
-        _same_cards(f"deck {index + 1}", deck, cards)
-        return list(deck)
+        return same_cards(f"deck {index + 1}", deck, cards)
 
     def restock(self, deck: int, number: int, nth: int, cards: Sequence[int]) -> list[int]:
         if nth >= len(self._restocks):
             raise MissingDeal(f"restock {nth + 1} was not given")
         stock = self._restocks[nth]
-        _same_cards(f"restock {nth + 1} (deal {deck + 1})", stock, cards)
-        return list(stock)
+        return same_cards(f"restock {nth + 1} (deal {deck + 1})", stock, cards)
 
 
-def _same_cards(what: str, given: Sequence[int], cards: Sequence[int]) -> None:
+class ChanceHandDealer:
+    """A dealer whose decks and new stocks are dealt from outside, one at a time, as OpenSpiel's
+    chance nodes deal them card by card (waraq.referee.env.hand_openspiel). It holds the first
+    player only, checked as a fixed dealer checks it; asked for a deck or a stock it has none
+    (None), and the engine waits for it to be handed in (``HandState.deal``, ``HandState.restock``)."""
+
+    __slots__ = ("_first",)
+
+    def __init__(self, first: int) -> None:
+        self._first = FixedHandDealer(first, ())
+
+    def first(self, players: int) -> int:
+        return self._first.first(players)
+
+    def deck(self, index: int, cards: Sequence[int]) -> None:
+        return None
+
+    def restock(self, deck: int, number: int, nth: int, cards: Sequence[int]) -> None:
+        return None
+
+
+def same_cards(what: str, given: Sequence[int], cards: Sequence[int]) -> list[int]:
+    """``given`` as a new list if it is a shuffle of ``cards``; else DealError naming ``what``, the
+    cards missing and those not in play or repeated."""
     if sorted(given) == sorted(cards):
-        return
+        return list(given)
     missing = ", ".join(CARD_NAMES[c] for c in sorted(set(cards) - set(given))) or "none"
     extra = ", ".join(map(str, shown(sorted(set(given) - set(cards), key=str)))) or "a repeat"
     raise DealError(

@@ -2,8 +2,11 @@
 
 docs/rules.md ("## Hand") is the law; where it is silent this engine takes the
 readings listed below. A match starts
-from ``(rules, seed)`` (:func:`new_match`) or from given decks
-(:class:`~waraq.referee.games.hand.dealing.FixedHandDealer`); the state says
+from ``(rules, seed)`` (:func:`new_match`), from given decks
+(:class:`~waraq.referee.games.hand.dealing.FixedHandDealer`), or from a first player
+alone (:class:`~waraq.referee.games.hand.dealing.ChanceHandDealer`), each deck and each
+new stock then handed in when the match waits for it (:meth:`HandState.deal`,
+:meth:`HandState.restock`); the state says
 whose decision is pending and of what kind, and moves on by one action at a
 time, through the checked door :meth:`HandState.apply` (an illegal action
 raises :class:`~waraq.referee.games.hand.turn.IllegalAction` saying which step
@@ -115,7 +118,7 @@ from typing import Any
 
 from waraq.referee.games import replaying
 from waraq.referee.games.cards import CardError
-from waraq.referee.games.hand.dealing import FixedHandDealer, SeededHandDealer
+from waraq.referee.games.hand.dealing import ChanceHandDealer, FixedHandDealer, SeededHandDealer, same_cards
 from waraq.referee.games.hand.decisions import (
     DISCARD_PILE,
     GAME,
@@ -212,6 +215,7 @@ class HandState(LoggedState):
         "deck_index",
         "restocks",
         "restocks_in_deal",
+        "restock_for",
         "_uses",
     )
     _spell = staticmethod(_spell_event)
@@ -220,7 +224,7 @@ class HandState(LoggedState):
     took: int | None
     _uses: tuple[tuple[Step, ...], ...] | None
 
-    def __init__(self, rules: HandRules, dealer: SeededHandDealer | FixedHandDealer) -> None:
+    def __init__(self, rules: HandRules, dealer: SeededHandDealer | FixedHandDealer | ChanceHandDealer) -> None:
         self.rules = rules
         self.players = rules.players
         self.teams = rules.teams
@@ -237,6 +241,7 @@ class HandState(LoggedState):
         self.voids = 0
         self.kind: HandKind | None = None
         self.to_act: int | None = None
+        self.restock_for: int | None = None  # the seat whose turn waits for a stock handed in
         self.first_of_match = dealer.first(self.players)
         self.round = 1
         self._deal()
@@ -360,22 +365,20 @@ class HandState(LoggedState):
     # -- the deal ---------------------------------------------------------
 
     def _deal(self) -> None:
-        """A new deck for round ``self.round`` (the same round again after a void one)."""
-        n = self.players
+        """A new deck for round ``self.round`` (the same round again after a void one); or, when the
+        dealer has no deck yet (a :class:`ChanceHandDealer`), the table cleared to wait for :meth:`deal`."""
         self.kind = self.to_act = None  # if no deck comes (a record cut short), nothing is pending
-        self.first = first = (self.first_of_match + self.round - 1) % n
-        self.deck_index = self.deals
+        self.first = (self.first_of_match + self.round - 1) % self.players
         deck = self.dealer.deck(self.deals, self.rules.deck)
-        self.deals += 1
-        self.restocks_in_deal = 0
-        self._log.append((DEAL, self.round, first, deck))
-        dealt = HAND_SIZE * n
-        hands: list[list[int]] = [[] for _ in range(n)]
-        for j in range(n):
-            hands[(first + j) % n] = sorted(deck[j:dealt:n])
-        insort(hands[first], deck[dealt])
-        self.hands = hands
-        self.stock = deck[dealt + 1 :]
+        self._clear_table()
+        if deck is not None:
+            self._lay_out(deck)
+
+    def _clear_table(self) -> None:
+        """No cards anywhere: what a match keeps between its deals is the round, its first player and the score."""
+        n = self.players
+        self.hands: list[list[int]] = [[] for _ in range(n)]
+        self.stock: list[int] = []
         self.pile: list[int] = []
         self.table: list[TableMeld] = []
         self.opened = [False] * n
@@ -383,8 +386,63 @@ class HandState(LoggedState):
         self.turns = 0
         self.drawn = self.took = None
         self._uses = None
+        self.deck_index = self.deals  # the deck to come
+        self.restocks_in_deal = 0
+
+    def _lay_out(self, deck: list[int]) -> None:
+        """``deck`` dealt as the engine's docstring says (the table is clear); the first player's TURN."""
+        n, first = self.players, self.first
+        self.deck_index = self.deals
+        self.deals += 1
+        self._log.append((DEAL, self.round, first, deck))
+        dealt = HAND_SIZE * n
+        for j in range(n):
+            self.hands[(first + j) % n] = sorted(deck[j:dealt:n])
+        insort(self.hands[first], deck[dealt])
+        self.stock = deck[dealt + 1 :]
         self.to_act = first
         self.kind = TURN
+
+    @property
+    def awaiting_deck(self) -> bool:
+        """Between two deals: no decision is pending, no stock is awaited and the match goes on. A
+        :class:`ChanceHandDealer`'s match waits here, its table cleared, until :meth:`deal` brings the deck."""
+        return self.kind is None and self.result is None and self.restock_for is None
+
+    @property
+    def awaiting_restock(self) -> bool:
+        """A turn that must draw from an empty stock waits here, with a :class:`ChanceHandDealer`, until
+        :meth:`restock` brings the new stock (the pile under its top card, shuffled)."""
+        return self.restock_for is not None
+
+    def deal(self, deck: Sequence[int]) -> None:
+        """Lay out ``deck`` as the next deal's, when :attr:`awaiting_deck`: the door of a dealer that deals
+        from outside (OpenSpiel's chance nodes, card by card). DealError when ``deck`` is no shuffle of the
+        rules' deck; IllegalAction when the match is not waiting for a deck."""
+        if not self.awaiting_deck:
+            raise IllegalAction(f"no deck is awaited: {self._pending()}")
+        self._lay_out(same_cards(f"deck {self.deals + 1}", deck, self.rules.deck))
+
+    def restock(self, stock: Sequence[int]) -> None:
+        """Make ``stock`` (top first) the new stock, when :attr:`awaiting_restock`, and go on with the turn
+        that waited for it. DealError when ``stock`` is no shuffle of the pile under its top card;
+        IllegalAction when the match is not waiting for a stock."""
+        seat = self.restock_for
+        if seat is None:
+            raise IllegalAction(f"no stock is awaited: {self._pending()}")
+        what = f"restock {self.restocks + 1} (deal {self.deck_index + 1})"
+        self._restock(same_cards(what, stock, self.pile[:-1]))
+        self.restock_for = None
+        self._ask(seat)
+
+    def _pending(self) -> str:
+        if self.result is not None:
+            return "the match is over"
+        if self.restock_for is not None:
+            return f"seat {self.restock_for}'s turn waits for a new stock"
+        if self.kind is None:
+            return "the match waits for a deck"
+        return f"seat {self.to_act} is to decide {self.kind}"
 
     def _draw(self, seat: int) -> None:
         card = self.stock.pop(0)
@@ -400,7 +458,16 @@ class HandState(LoggedState):
             if len(self.pile) < 2:
                 self._void_round()
                 return
-            self._restock()
+            under = self.pile[:-1]
+            stock = self.dealer.restock(self.deck_index, self.restocks_in_deal, self.restocks, under)
+            if stock is None:  # a ChanceHandDealer: the turn waits for restock()
+                self.restock_for = seat
+                return
+            self._restock(stock)
+        self._ask(seat)
+
+    def _ask(self, seat: int) -> None:
+        """The turn of ``seat``, the stock not empty: TAKE if the top discard has a use, else the draw."""
         self.to_act = seat
         pile = self.pile
         hand = self.hands[seat]
@@ -410,9 +477,7 @@ class HandState(LoggedState):
             self._draw(seat)
             self.kind = TURN
 
-    def _restock(self) -> None:
-        under = self.pile[:-1]
-        stock = self.dealer.restock(self.deck_index, self.restocks_in_deal, self.restocks, under)
+    def _restock(self, stock: list[int]) -> None:
         self.restocks += 1
         self.restocks_in_deal += 1
         self.pile = self.pile[-1:]
@@ -514,7 +579,9 @@ class HandState(LoggedState):
 # -- building and rebuilding matches ----------------------------------------------------
 
 
-def new_match(rules: HandRules, seed: int | str, dealer: SeededHandDealer | FixedHandDealer | None = None) -> HandState:
+def new_match(
+    rules: HandRules, seed: int | str, dealer: SeededHandDealer | FixedHandDealer | ChanceHandDealer | None = None
+) -> HandState:
     """A match whose every shuffle (and its first player) follows from ``seed``, or that ``dealer`` deals."""
     return HandState(rules, dealer or SeededHandDealer(seed))
 
