@@ -41,43 +41,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from waraq.referee.env import hand_encoding
-from waraq.referee.env.hand_encoding import Move, StepTurn
-from waraq.referee.env.hand_pettingzoo import describe_table
-from waraq.referee.env.seat_env import SeatEnv, SeatGame
-from waraq.referee.games.hand import engine
-from waraq.referee.games.hand.decisions import TURN
-from waraq.referee.games.hand.rules import load_rules
-from waraq.referee.games.hand.view import HandView
-
-
-def _progress(view: HandView) -> StepTurn | None:
-    """The turn the agent is to build, when its decision is a TURN."""
-    return StepTurn.of(view) if view.kind == TURN and view.to_act == view.seat else None
-
-
-def _decide(index: Any, view: HandView, turn: StepTurn | None) -> Any:
-    """A TAKE's answer at once; a TURN's moves on ``turn``, the whole turn with its discard."""
-    chosen = hand_encoding.action_of(index, view, turn)
-    if not isinstance(chosen, Move):
-        return chosen
-    assert turn is not None  # a move is allowed only on a turn being built
-    return turn.play(chosen)  # None while the turn goes on: nothing reaches the referee yet
-
-
-HAND = SeatGame(
-    name="hand",
-    load_rules=load_rules,
-    new_match=engine.new_match,
-    actions=hand_encoding.ACTIONS,
-    observation_size=hand_encoding.observation_size,
-    low=-1.0,  # the scores
-    progress=_progress,
-    decide=_decide,
-    encode=hand_encoding.encode,
-    legal_mask=hand_encoding.legal_mask,
-    describe=describe_table,
-)
+from waraq.referee.env.hand_encoding import StepTurn
+from waraq.referee.env.parts import HAND
+from waraq.referee.env.seat_env import SeatEnv
 
 
 class HandSeatEnv(SeatEnv):
@@ -85,7 +51,7 @@ class HandSeatEnv(SeatEnv):
     record_dir, time_control, illegal)``, rules a preset name, a rules dict or a HandRules."""
 
     game = HAND
-    match: Any  # HandState, the engine's way
+    match: Any  # the engine's state, the engine's way
 
     @property
     def turn(self) -> StepTurn | None:

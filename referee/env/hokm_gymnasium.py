@@ -42,25 +42,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from waraq.referee.env import hokm_encoding
-from waraq.referee.env.hokm_pettingzoo import describe_table
-from waraq.referee.env.seat_env import SeatEnv, SeatGame
-from waraq.referee.games.hokm import engine
-from waraq.referee.games.hokm.rules import load_rules
-
-HOKM = SeatGame(
-    name="hokm",
-    load_rules=load_rules,
-    new_match=engine.new_match,
-    actions=hokm_encoding.ACTIONS,
-    observation_size=hokm_encoding.observation_size,
-    low=0.0,
-    progress=lambda view: None,  # one step is one decision
-    decide=lambda index, view, progress: hokm_encoding.action_of(index, view),
-    encode=lambda view, progress: hokm_encoding.encode(view),
-    legal_mask=lambda view, progress: hokm_encoding.legal_mask(view),
-    describe=describe_table,
-)
+from waraq.referee.env.parts import HOKM
+from waraq.referee.env.seat_env import SeatEnv
 
 
 class HokmSeatEnv(SeatEnv):
@@ -68,4 +51,4 @@ class HokmSeatEnv(SeatEnv):
     record_dir, time_control, illegal)``, rules a preset name, a rules dict or a HokmRules."""
 
     game = HOKM
-    match: Any  # HokmState, the engine's way
+    match: Any  # the engine's state, the engine's way

@@ -4,7 +4,8 @@ The plumbing the games' seat environments share (:mod:`waraq.referee.env.hokm_gy
 :mod:`waraq.referee.env.hand_gymnasium` say what each offers): the two ways to play the
 other seats, the engine's own with built-in players in-process or the referee's
 (:mod:`waraq.referee.env.refereed`), boards, the forfeit of an illegal index, the reward
-and the observation once the match is over. A game gives its parts as a :class:`SeatGame`.
+and the observation once the match is over. A game gives its parts
+(:class:`~waraq.referee.env.parts.GameParts`).
 
 A decision may take several steps (a Hand turn, built move by move): the game keeps
 what is built so far as its *progress*, which the observation and the mask see, and
@@ -13,8 +14,7 @@ hands the finished action over when the last step makes it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,35 +23,17 @@ from gymnasium import Env, spaces
 
 from waraq.referee.common import built_in
 from waraq.referee.env.boards import board_dealer, board_of, side_reward
+from waraq.referee.env.parts import GameParts
 from waraq.referee.match.play import TimeControl
 from waraq.referee.run.runner import match_id
 
 ILLEGAL = ("raise", "forfeit")  # what an index that is not legal does: a ValueError, or the match lost
 
 
-@dataclass(frozen=True)
-class SeatGame:
-    """One game's parts, as a seat environment needs them."""
-
-    name: str  # the registry's name: which built-in players to ask
-    load_rules: Callable[[Any], Any]
-    new_match: Callable[..., Any]  # (rules, seed, dealer) -> the engine's state
-    actions: int
-    observation_size: Callable[[int], int]  # by player count
-    low: float  # the observation's least value
-    # (view) -> the progress of the seat's decision before its first step (None: one step makes it).
-    progress: Callable[[Any], Any]
-    # (index, view, progress) -> the finished action, or None when the decision goes on; ValueError if not legal.
-    decide: Callable[[Any, Any, Any], Any]
-    encode: Callable[[Any, Any], np.ndarray]  # (view, progress)
-    legal_mask: Callable[[Any, Any], np.ndarray]  # (view, progress)
-    describe: Callable[[Any], str]  # one line of the table, public parts only
-
-
 class SeatEnv(Env[np.ndarray, np.int64]):
     """The environment of the module docstring, for the game its subclass names in :attr:`game`."""
 
-    game: SeatGame
+    game: GameParts
     metadata: dict[str, Any] = {"render_modes": ["ansi"]}
 
     def __init__(

@@ -29,4 +29,4 @@ def test_no_module_outside_referee_env_imports_the_environments_libraries():
         if name in OPTIONAL
     )
     assert wrong == []
-    assert {"gymnasium", "numpy"} <= imports_of((ROOT / "referee/env/hokm_gymnasium.py").read_text())
+    assert {"gymnasium", "numpy"} <= imports_of((ROOT / "referee/env/seat_env.py").read_text())
