@@ -1,13 +1,20 @@
-"""Hokm for researchers: the referee's engine behind the standard environment APIs (docs/research.md).
+"""Hokm and Hand for researchers: the referee's engines behind the field's standard APIs (docs/research.md).
 
-The optional extra ``waraq[env]`` installs gymnasium, pettingzoo and numpy; only
-the modules here import them, so the referee's core never does.
+The optional extras ``waraq[env]`` (gymnasium, pettingzoo, numpy) and ``waraq[openspiel]``
+install what these modules import; only the modules here import them, so the referee's
+core never does (tests/env/test_layering.py).
 
-* :mod:`waraq.referee.env.hokm_encoding`: a seat's view as a fixed-length
-  ``float32`` tensor, the actions of every decision kind as one discrete
-  space, and the legal mask (numpy only);
-* :mod:`waraq.referee.env.hokm_pettingzoo`: :class:`HokmAEC`, every seat an
-  agent of a PettingZoo AEC environment;
-* :mod:`waraq.referee.env.hokm_gymnasium`: :class:`HokmSeatEnv`, one seat a
-  Gymnasium agent, the others played by the house bots.
+* encodings: :mod:`~waraq.referee.env.hokm_encoding` (a view as a tensor, one discrete
+  action space, the mask), :mod:`~waraq.referee.env.hand_encoding` and
+  :mod:`~waraq.referee.env.hand_steps` (a Hand turn as moves, never into a dead end);
+* :mod:`~waraq.referee.env.parts`: each game's parts as the environments need them;
+* :mod:`~waraq.referee.env.table_aec` (every seat an agent, PettingZoo AEC) with
+  :mod:`~waraq.referee.env.hokm_pettingzoo` and :mod:`~waraq.referee.env.hand_pettingzoo`;
+* :mod:`~waraq.referee.env.seat_env` (one seat, Gymnasium) with
+  :mod:`~waraq.referee.env.hokm_gymnasium` and :mod:`~waraq.referee.env.hand_gymnasium`;
+  :mod:`~waraq.referee.env.refereed` plays the other seats through the referee itself;
+  :mod:`~waraq.referee.env.boards`: a ladder board's deal and a side's reward;
+* :mod:`~waraq.referee.env.hokm_openspiel` (a pyspiel game) and
+  :mod:`~waraq.referee.env.hokm_resample` (worlds consistent with a seat's information);
+* :mod:`~waraq.referee.env.dataset`: ``waraq export --dataset``, training data from records.
 """
