@@ -203,8 +203,8 @@ def test_a_bot_that_stops_reading_is_not_waited_for_when_told_the_end(tmp_path):
 
 def test_a_stream_opened_just_after_the_last_one_broke_waits_for_the_connection_again():
     # After garbage on the wire gRPC drops the connection, and for a moment fails any new call at
-    # once (UNAVAILABLE) instead of reconnecting: 12 of 300 next matches were lost at open, an
-    # open_failed charged to a bot that was only being reconnected to. Each open here follows a
+    # once (UNAVAILABLE, or INTERNAL) instead of reconnecting: 12 of 300 next matches were lost at
+    # open, an open_failed charged to a bot that was only being reconnected to. Each open here follows a
     # break at once; every one must open, reach the bot and be broken by the next garbage.
     tries = 300
 
