@@ -81,6 +81,7 @@ from waraq.referee.env.hand_encoding import (
     encode,
     layout,
 )
+from waraq.referee.env.hand_resample import DRAW, MOVE, RESTOCK, START, Story
 from waraq.referee.games.hand.dealing import ChanceHandDealer
 from waraq.referee.games.hand.decisions import DISCARD_PILE, TAKE, TAKES, TURN
 from waraq.referee.games.hand.engine import MAX_TURNS, MAX_VOIDS, HandState, IllegalAction
@@ -93,15 +94,8 @@ CHANCE = int(pyspiel.PlayerId.CHANCE)
 TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 FROM_PRESET = -1  # a number key left here takes the preset's value
 FROM_PRESET_TEXT = "preset"  # so does a true-or-false key left here
-MOVES_PER_TURN = 64  # a TAKE, at most 16 cards picked twice (a joker won back is picked again), their steps, a discard
+MOVES_PER_TURN = 64  # a TAKE, at most 30 picks (15 held, a joker won back picked again), as many steps, a discard
 RESAMPLE_TRIES = 200  # worlds begun before resampling gives up (hand_resample; a replay rejects a few)
-# The story of a deal, one entry a step: (seat, what, value, extra).
-MOVE = 0  # value: the action index; extra: the pile's top for a TAKE, the joker won for a SWAP, else -1
-DRAW = 1  # value: the card drawn from the stock (the seat's own eyes only)
-RESTOCK = 2  # seat -1; value: the new stock's size; extra: its cards, sorted (the pile under its top)
-START = 3  # a turn that starts with the TAKE question or a draw; value: 1 if the discard was offered;
-# extra: (the pile's top or -1, the table, whether the seat had opened): public, for the resampler
-Story = tuple[int, int, int, Any]
 # A chance node with k cards to deal: each card's probability, computed once.
 _PROBABILITY = [1.0 / k if k else 0.0 for k in range(CARDS + 1)]
 

@@ -71,7 +71,13 @@ from waraq.referee.games.hand.discard import has_discard_use
 from waraq.referee.games.hand.melds import TableMeld
 from waraq.referee.games.hand.rules import HAND_SIZE, HandRules
 
-MOVE, DRAW, RESTOCK, START = 0, 1, 2, 3  # the story's kinds of entry (waraq.referee.env.hand_openspiel)
+# The story of a deal as hand_openspiel keeps it, one entry a step: (seat, what, value, extra).
+MOVE = 0  # value: the action index; extra: the pile's top for a TAKE, the joker won for a SWAP, else -1
+DRAW = 1  # value: the card drawn from the stock (the drawer's eyes only: the sampler never reads another's)
+RESTOCK = 2  # seat -1; value: the new stock's size; extra: its cards, sorted (the pile under its top)
+START = 3  # a turn that starts with the TAKE question or a draw; value: 1 if the discard was offered;
+# extra: (the pile's top or -1, the table, whether the seat had opened), all public
+Story = tuple[int, int, int, Any]
 TAKEN = TAKE_BASE + TAKES.index(DISCARD_PILE)
 SEAT_TRIES = 400  # draws of one seat's hidden cards before the world is begun again
 

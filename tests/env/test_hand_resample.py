@@ -17,7 +17,8 @@ from open_spiel.python.algorithms import ismcts, mcts
 
 from waraq.referee.env import hand_resample
 from waraq.referee.env.hand_encoding import PICK_BASE, TAKE_BASE
-from waraq.referee.env.hand_openspiel import DRAW, GAME_NAME, MOVE, RESTOCK, HandOpenSpielState, load
+from waraq.referee.env.hand_openspiel import GAME_NAME, HandOpenSpielState, load
+from waraq.referee.env.hand_resample import DRAW, MOVE, RESTOCK
 
 PRESET_NAMES = ["classic", "partners", "three", "two", "short"]
 SHORT = {name: f"{GAME_NAME}(preset={name},rounds=1)" for name in PRESET_NAMES}
