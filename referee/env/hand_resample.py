@@ -226,8 +226,11 @@ def _draw_seat(other: Seat, pools: list[list[int]], rng: Random) -> dict[Slot, i
 
 
 def _keeps_facts(other: Seat, chosen: dict[Slot, int], points: int) -> bool:
-    """Whether the seat, holding ``chosen``, is offered the top discard exactly at the turns it was."""
+    """Whether the seat, holding ``chosen``, is offered the top discard exactly at the turns it was. The
+    turns it was offered are asked first: a hand that must hold a use is the rarer fact, so most draws
+    that fail, fail there, before the other questions are asked."""
     hand: list[int] = []
+    asked: list[tuple[list[int], Start]] = []
     for kind, value in other.events:
         if kind == "slot":
             hand.append(chosen[value])
@@ -236,8 +239,10 @@ def _keeps_facts(other: Seat, chosen: dict[Slot, int], points: int) -> bool:
         elif kind == "lose":
             hand.remove(value)
         else:
-            start: Start = value
-            use = start.top >= 0 and has_discard_use(sorted(hand), start.top, start.table, start.opened, points)
-            if use != start.offered:
-                return False
+            asked.append((sorted(hand), value))
+    asked.sort(key=lambda question: not question[1].offered)
+    for held, start in asked:
+        use = start.top >= 0 and has_discard_use(held, start.top, start.table, start.opened, points)
+        if use != start.offered:
+            return False
     return True
