@@ -303,6 +303,8 @@ class HandTable:
         if type(index) is not int:
             index = int(index)  # numpy integers from samplers
         engine = self.engine
+        if self.dealing and index not in self.undealt:  # refused before anything changes
+            raise ValueError(f"chance outcome {index} is not one still to deal: {sorted(self.undealt)}")
         if engine is None:
             self._first(index)
         elif engine.awaiting_deck:
@@ -316,10 +318,7 @@ class HandTable:
         self.actions.append(index)
 
     def _take(self, card: int) -> int:
-        try:
-            self.undealt.remove(card)
-        except ValueError:
-            raise ValueError(f"chance outcome {card} is not one still to deal: {self.undealt}") from None
+        self.undealt.remove(card)  # checked by apply
         return card
 
     def _first(self, seat: int) -> None:

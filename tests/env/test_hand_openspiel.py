@@ -342,3 +342,16 @@ def test_a_serialised_state_holds_its_actions_and_is_read_back_by_replaying_them
     state = played(load("short"), 3)
     payload = base64.b64decode(state.serialize().split("__dict__=")[1])
     assert b"replayed" in payload and b"HandState" not in payload  # a record, not the engine's objects
+
+
+def test_a_chance_outcome_not_to_deal_is_refused_and_changes_nothing():
+    game = load("two", rounds=1)
+    state = game.new_initial_state()
+    with pytest.raises(ValueError, match="chance outcome 2 is not one still to deal"):
+        state.apply_action(2)
+    state.apply_action(0)
+    before = _everything(state, 0), state.history()
+    with pytest.raises(ValueError, match="chance outcome 106 is not one still to deal"):
+        state.apply_action(106)
+    assert (_everything(state, 0), state.history()) == before
+    assert state.table.before_deal is None and state.table.runs == []
