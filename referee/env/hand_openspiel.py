@@ -66,7 +66,6 @@ import numpy as np
 import pyspiel
 
 from waraq.referee.env import hand_resample
-from waraq.referee.env.boards import side_reward
 from waraq.referee.env.hand_encoding import (
     ACTIONS,
     DISCARD_BASE,
@@ -82,6 +81,7 @@ from waraq.referee.env.hand_encoding import (
     layout,
 )
 from waraq.referee.env.hand_resample import DRAW, MOVE, RESTOCK, START, Story
+from waraq.referee.env.openspiel_state import CHANCE, TableState
 from waraq.referee.games.hand.dealing import ChanceHandDealer
 from waraq.referee.games.hand.decisions import DISCARD_PILE, TAKE, TAKES, TURN
 from waraq.referee.games.hand.engine import MAX_TURNS, MAX_VOIDS, HandState, IllegalAction
@@ -90,8 +90,6 @@ from waraq.referee.games.hand.rules import KEYS, HandRules
 from waraq.referee.games.hand.view import HandView
 
 GAME_NAME = "python_waraq_hand"
-CHANCE = int(pyspiel.PlayerId.CHANCE)
-TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 FROM_PRESET = -1  # a number key left here takes the preset's value
 FROM_PRESET_TEXT = "preset"  # so does a true-or-false key left here
 MOVES_PER_TURN = 64  # a TAKE, at most 30 picks (15 held, a joker won back picked again), as many steps, a discard
@@ -652,23 +650,11 @@ class HandObserver:
 # -- the state -------------------------------------------------------------------------
 
 
-class HandOpenSpielState(pyspiel.State):
+class HandOpenSpielState(TableState):
     """A match as a pyspiel state: its :class:`HandTable`, which every method reads, and a cache for resampling."""
 
     def __init__(self, game: HandGame) -> None:
-        super().__init__(game)
-        self.table = HandTable(game.rules)
-        self.deal_start = DealStart()
-
-    def current_player(self) -> int:
-        table = self.table
-        engine = table.engine
-        if engine is None:
-            return CHANCE
-        seat = engine.to_act
-        if seat is not None:
-            return seat
-        return TERMINAL if engine.result is not None else CHANCE
+        super().__init__(game, HandTable(game.rules))
 
     def _legal_actions(self, player: int) -> list[int]:
         table = self.table
@@ -680,32 +666,13 @@ class HandOpenSpielState(pyspiel.State):
         assert steps is not None  # a TURN is pending
         return sorted(action_index(move) for move in steps.allowed())
 
-    # pyspiel's legal_actions and is_chance_node answered in Python for Python callers (as hokm_openspiel
-    # does): the C++ route calls back into Python several times to ask. C++ callers still take it,
-    # through _legal_actions; tests/env/test_hand_openspiel.py checks both agree.
-
-    def legal_actions(self, player: int | None = None) -> list[int]:
-        current = self.current_player()
-        if current == TERMINAL:
-            return []
-        if current == CHANCE:
-            return sorted(self.table.undealt)
-        if player is None or player == current:
-            return self._legal_actions(current)
-        if player < 0:
-            raise ValueError(f"legal actions asked for pseudo-player {player}")
-        return []
-
-    def is_chance_node(self) -> bool:
-        return self.current_player() == CHANCE
+    def _chance_actions(self) -> list[int]:
+        return sorted(self.table.undealt)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         undealt = self.table.undealt
         p = _PROBABILITY[len(undealt)]
         return [(card, p) for card in sorted(undealt)]
-
-    def _apply_action(self, action: int) -> None:
-        self.table.apply(action)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == CHANCE:
@@ -714,17 +681,6 @@ class HandOpenSpielState(pyspiel.State):
                 return f"first player {action}"
             return f"{'restock' if table.engine.awaiting_restock else 'deal'} {CARD_NAMES[action]}"
         return describe(action)
-
-    def is_terminal(self) -> bool:
-        return self.table.over
-
-    def returns(self) -> list[float]:
-        table = self.table
-        if not table.over:
-            return [0.0] * table.rules.players
-        engine = table.engine
-        assert engine is not None and engine.result is not None
-        return [float(side_reward(engine.result.winners, seat)) for seat in range(table.rules.players)]
 
     def __str__(self) -> str:
         """Every seat's cards and the table: for debugging (OpenSpiel's ``ToString``), not for a seat."""
@@ -740,57 +696,6 @@ class HandOpenSpielState(pyspiel.State):
         if table.pending:
             lines.append("dealing " + _cards(table.pending))
         return "\n".join(lines)
-
-    def resample_from_infostate(self, player_id: int, probability_sampler: Callable[[], float]) -> HandOpenSpielState:
-        """A new state drawn uniformly from the worlds consistent with ``player_id``'s information
-        (hand_resample).
-
-        ``probability_sampler()`` gives floats in [0, 1) (``pyspiel.UniformProbabilitySampler``); four of
-        its draws seed the generator that draws the world. The world is played through OpenSpiel's own
-        ``apply_action`` from the state at its deal's first card, so its history, clone and
-        serialisation are those of a match played to it.
-        """
-        seed = 0
-        for _ in range(4):
-            seed = seed << 32 | int(probability_sampler() * 2**32)
-        table = self.table
-        world = table.resampled(player_id, Random(seed))
-        state = self._at_deal_start().clone()
-        for action in world.actions[table.deal_start :]:
-            state.apply_action(action)
-        state.deal_start = self.deal_start  # the same past: the same state at the deal's start
-        return state
-
-    def _at_deal_start(self) -> HandOpenSpielState:
-        """This match at its current deal's first card, made once per deal: every world of the deal is
-        played on from a clone of it."""
-        table, cached = self.table, self.deal_start
-        if cached.state is None or cached.at != table.deal_start:
-            state = self.get_game().new_initial_state()
-            for action in table.actions[: table.deal_start]:
-                state.apply_action(action)
-            cached = self.deal_start = DealStart(table.deal_start, state)
-            return state
-        return cached.state
-
-
-class DealStart:
-    """A state's match at its current deal's first card, ``at`` actions in: a cache for resampling.
-
-    The state's copies share it (they share that past, and a copy that reaches another deal makes
-    its own) and its serialisation leaves it out (it is made again when needed)."""
-
-    __slots__ = ("at", "state")
-
-    def __init__(self, at: int = -1, state: HandOpenSpielState | None = None) -> None:
-        self.at = at
-        self.state = state
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> DealStart:
-        return self
-
-    def __reduce__(self) -> tuple[type[DealStart], tuple[()]]:
-        return DealStart, ()
 
 
 pyspiel.register_game(GAME_TYPE, HandGame)

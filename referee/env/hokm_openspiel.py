@@ -56,8 +56,8 @@ import numpy as np
 import pyspiel
 
 from waraq.referee.env import hokm_resample
-from waraq.referee.env.boards import side_reward
 from waraq.referee.env.hokm_encoding import ACTIONS, action_index, decode, describe, encode, layout, observation_size
+from waraq.referee.env.openspiel_state import CHANCE, TableState
 from waraq.referee.games.cards import ACE, CARD_NAMES, SUITS, rank_of
 from waraq.referee.games.dealers import ChanceDealer
 from waraq.referee.games.hokm.engine import PLAY, REDEAL, HokmState, HokmView, IllegalAction, Trick
@@ -66,8 +66,6 @@ from waraq.referee.games.hokm.rules import KEYS, HokmRules
 GAME_NAME = "python_waraq_hokm"
 CARDS = 52
 assert action_index(PLAY, 51) == 51 and action_index(PLAY, 0) == 0  # PLAY's indices are the cards (the fast path)
-CHANCE = int(pyspiel.PlayerId.CHANCE)
-TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 FROM_PRESET = -1  # a number key left here takes the preset's value
 FROM_PRESET_TEXT = "preset"  # so does a word key left here
 # A chance node with k cards to deal: each card's (outcome, probability), built once (a tenth of a step's cost).
@@ -574,22 +572,11 @@ class HokmObserver:
 # -- the state -------------------------------------------------------------------------
 
 
-class HokmOpenSpielState(pyspiel.State):
+class HokmOpenSpielState(TableState):
     """A match as a pyspiel state: its :class:`HokmTable`, which every method reads, and a cache for resampling."""
 
     def __init__(self, game: HokmGame) -> None:
-        super().__init__(game)
-        self.table = HokmTable(game.rules)
-        self.deal_start = DealStart()
-
-    def current_player(self) -> int:
-        engine = self.table.engine
-        if engine is None:
-            return CHANCE
-        seat = engine.to_act
-        if seat is not None:
-            return seat
-        return TERMINAL if engine.result is not None else CHANCE
+        super().__init__(game, HokmTable(game.rules))
 
     def _legal_actions(self, player: int) -> list[int]:
         engine = self.table.engine
@@ -600,47 +587,17 @@ class HokmOpenSpielState(pyspiel.State):
         assert kind is not None
         return sorted(action_index(kind, action) for action in engine.legal_actions())
 
-    # pyspiel's legal_actions and is_chance_node answered in Python for Python callers: the C++ route
-    # calls back into Python four times to ask (2.0 us against 0.4 for a play, bench/openspiel_hokm.py).
-    # C++ callers still take it, through _legal_actions; tests/env/test_hokm_openspiel.py checks both agree.
-
-    def legal_actions(self, player: int | None = None) -> list[int]:
-        current = self.current_player()
-        if current == TERMINAL:
-            return []
-        if current == CHANCE:
-            return list(self.table.undealt)
-        if player is None or player == current:
-            return self._legal_actions(current)
-        if player < 0:
-            raise ValueError(f"legal actions asked for pseudo-player {player}")
-        return []
-
-    def is_chance_node(self) -> bool:
-        return self.current_player() == CHANCE
+    def _chance_actions(self) -> list[int]:
+        return list(self.table.undealt)  # kept in card order
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         undealt = self.table.undealt
         return list(map(_OUTCOMES[len(undealt)].__getitem__, undealt))
 
-    def _apply_action(self, action: int) -> None:
-        self.table.apply(action)
-
     def _action_to_string(self, player: int, action: int) -> str:
         if player == CHANCE:
             return f"{'turn' if self.table.engine is None else 'deal'} {CARD_NAMES[action]}"
         return describe(action)
-
-    def is_terminal(self) -> bool:
-        return self.table.over
-
-    def returns(self) -> list[float]:
-        table = self.table
-        if not table.over:
-            return [0.0] * table.rules.players
-        result = table.engine.result if table.engine is not None else None
-        assert result is not None
-        return [float(side_reward(result.winners, seat)) for seat in range(table.rules.players)]
 
     def __str__(self) -> str:
         """Every seat's cards and the table: for debugging (OpenSpiel's ``ToString``), not for a seat."""
@@ -652,56 +609,6 @@ class HokmOpenSpielState(pyspiel.State):
         if table.pending:
             lines.append("dealing " + _cards(table.pending))
         return "\n".join(lines)
-
-    def resample_from_infostate(self, player_id: int, probability_sampler: Callable[[], float]) -> HokmOpenSpielState:
-        """A new state drawn from the worlds consistent with ``player_id``'s information (hokm_resample).
-
-        ``probability_sampler()`` gives floats in [0, 1) (``pyspiel.UniformProbabilitySampler``); four of
-        its draws seed the generator that draws the world. The world is played through OpenSpiel's own
-        ``apply_action`` from the state at its deal's first card, so its history, clone and
-        serialisation are those of a match played to it.
-        """
-        seed = 0
-        for _ in range(4):
-            seed = seed << 32 | int(probability_sampler() * 2**32)
-        table = self.table
-        world = table.resampled(player_id, Random(seed))
-        state = self._at_deal_start().clone()
-        for action in world.actions[table.deal_start :]:
-            state.apply_action(action)
-        state.deal_start = self.deal_start  # the same past: the same state at the deal's start
-        return state
-
-    def _at_deal_start(self) -> HokmOpenSpielState:
-        """This match at its current deal's first card (its start before any deck), made once per deal:
-        every world of the deal is played on from a clone of it."""
-        table, cached = self.table, self.deal_start
-        if cached.state is None or cached.at != table.deal_start:
-            state = self.get_game().new_initial_state()
-            for action in table.actions[: table.deal_start]:
-                state.apply_action(action)
-            cached = self.deal_start = DealStart(table.deal_start, state)
-            return state
-        return cached.state
-
-
-class DealStart:
-    """A state's match at its current deal's first card, ``at`` actions in: a cache for resampling.
-
-    The state's copies share it (they share that past, and a copy that reaches another deal makes
-    its own) and its serialisation leaves it out (it is made again when needed)."""
-
-    __slots__ = ("at", "state")
-
-    def __init__(self, at: int = -1, state: HokmOpenSpielState | None = None) -> None:
-        self.at = at
-        self.state = state
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> DealStart:
-        return self
-
-    def __reduce__(self) -> tuple[type[DealStart], tuple[()]]:
-        return DealStart, ()
 
 
 pyspiel.register_game(GAME_TYPE, HokmGame)
