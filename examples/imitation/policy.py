@@ -1,7 +1,8 @@
 """The trained policy as a Waraq bot's act(view, legal): the network of train.py, its weights beside it.
 
 Served by ``serve.py`` (``waraq bot serve --policy policy:act`` with this folder on the path),
-so check-bot, matches, ``waraq versus`` and ladders take it as any bot.
+so check-bot, matches, ``waraq versus`` and ladders take it as any bot. ``WEIGHTS`` is the
+file run.py saved (serve.py's ``--weights`` sets it).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import numpy as np
 
 from waraq.referee.env.hokm_encoding import action_index, action_of, encode, legal_mask
 
-WEIGHTS = Path(__file__).with_name("weights.npz")
+WEIGHTS = Path(__file__).with_name("weights.npz")  # the default; serve.py --weights names another
 _net: dict[str, np.ndarray] | None = None
 
 

@@ -10,8 +10,8 @@
    learns to imitate: softmax over the legal actions only, cross-entropy on the
    action taken, Adam. A tenth of the records is held out to measure how often it
    picks the heuristic bot's action on decisions it never saw.
-4. **Serving.** The weights go beside policy.py; ``serve.py`` serves ``act`` with
-   ``waraq bot serve --policy``, so the trained agent is a bot like any other.
+4. **Serving.** The weights go in ``--dir``; ``serve.py --weights`` serves policy.py's
+   ``act`` with ``waraq bot serve --policy``, so the trained agent is a bot like any other.
 5. **Rating.** ``waraq versus`` plays it against ``random`` and against ``greedy``
    over paired boards (each deal in both seatings); then a ladder of it, ``random``,
    ``greedy`` and ``heuristic`` plays ``--ladder-matches`` matches and shows its table.
@@ -34,7 +34,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from policy import WEIGHTS, scores  # noqa: E402 (this folder is on the path now)
+from policy import scores  # noqa: E402 (this folder is on the path now)
 
 WARAQ = [sys.executable, "-m", "waraq.referee.cli.main"]
 
@@ -145,9 +145,11 @@ def main() -> None:
     print(f"  {len(training['action']):,} decisions to learn from, {len(held_out['action']):,} held out")
     net = train(training, args.epochs, args.hidden, args.seed)
     print(f"  held out: picks the heuristic bot's action {agreement(net, held_out):.1%} of the time")
-    np.savez(WEIGHTS, **net)
+    weights = (args.dir / "weights.npz").resolve()
+    np.savez(weights, **net)
     print("4. serving and 5. rating", flush=True)
-    command = f"{shlex.quote(sys.executable)} {shlex.quote(str(HERE / 'serve.py'))} --unix {{socket}}"
+    serve = " ".join(shlex.quote(str(part)) for part in (sys.executable, HERE / "serve.py", "--weights", weights))
+    command = f"{serve} --unix {{socket}}"
     bot = f"imitation={command}"
     for rival in ("random", "greedy"):
         out = waraq("versus", bot, rival, "--boards", str(args.boards), "--dir", str(args.dir / f"versus-{rival}"))
