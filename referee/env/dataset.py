@@ -99,62 +99,15 @@ from typing import IO, Any
 
 import numpy as np
 
-from waraq.referee.env import hand_encoding, hokm_encoding
-from waraq.referee.games.hand.decisions import KINDS as HAND_KINDS
-from waraq.referee.games.hand.decisions import TAKE
-from waraq.referee.games.hokm.engine import KINDS as HOKM_KINDS
+from waraq.referee.env.parts import BY_NAME, GameParts
 from waraq.referee.replay.walk import Replay, load, record_paths
 
 FORMAT = "waraq.dataset"
 FORMAT_VERSION = 1
 SUFFIX = ".npz"
 
-Row = tuple[np.ndarray, np.ndarray, int]  # observation, legal mask, action index
-
-
-@dataclass(frozen=True)
-class GameEncoding:
-    """What the exporter needs of one game's encoding: a game joins :data:`ENCODINGS` with one of these."""
-
-    observation_size: Callable[[int], int]  # by player count
-    actions: int  # the size of the action space
-    kinds: tuple[str, ...]  # the decision kinds, in the order the ``kind`` column numbers them
-    # (view, kind, the engine's action) -> the decision's rows: one, or one per step of a composite action
-    rows: Callable[[Any, str, Any], list[Row]]
-    layout: Callable[[int], dict[str, tuple[int, int]]] | None = None  # by player count: block -> (offset, length)
-
-
-def _hokm_rows(view: Any, kind: str, action: Any) -> list[Row]:
-    return [(hokm_encoding.encode(view), hokm_encoding.legal_mask(view), hokm_encoding.action_index(kind, action))]
-
-
-def _hand_rows(view: Any, kind: str, action: Any) -> list[Row]:
-    """A TAKE is one row; a TURN one row per move that builds it (hand_encoding's ``turn_steps``),
-    each with the view and the mask of the turn as built up to that move."""
-    if kind == TAKE:
-        return [(hand_encoding.encode(view), hand_encoding.legal_mask(view), hand_encoding.take_index(action))]
-    return [
-        (hand_encoding.encode(view, built), hand_encoding.legal_mask(view, built), index)
-        for built, index in hand_encoding.turn_step_states(view, action)
-    ]
-
-
-ENCODINGS: dict[str, GameEncoding] = {
-    "hokm": GameEncoding(
-        hokm_encoding.observation_size,
-        hokm_encoding.ACTIONS,
-        tuple(str(k) for k in HOKM_KINDS),
-        _hokm_rows,
-        hokm_encoding.layout,
-    ),
-    "hand": GameEncoding(
-        hand_encoding.observation_size,
-        hand_encoding.ACTIONS,
-        tuple(str(k) for k in HAND_KINDS),
-        _hand_rows,
-        hand_encoding.layout,
-    ),
-}
+# Each game's encoding, as the exporter needs it (waraq.referee.env.parts: the environments' own).
+ENCODINGS: dict[str, GameParts] = dict(BY_NAME)
 
 
 @dataclass(frozen=True)
@@ -304,7 +257,7 @@ def _tables(summary: Summary, writer: _Writer) -> dict[str, np.ndarray]:
     """The arrays beside the rows: the tables the columns index, the encoding's sizes, the format."""
     assert summary.game is not None and summary.players is not None
     encoding = ENCODINGS[summary.game]
-    blocks = encoding.layout(summary.players) if encoding.layout else {}
+    blocks = encoding.layout(summary.players)
     return {
         "records_path": _strings(writer.tables["records_path"]),
         "records_match_id": _strings(writer.tables["records_match_id"]),

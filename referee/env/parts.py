@@ -23,12 +23,15 @@ from waraq.referee.games.cards import CARD_NAMES as HOKM_CARDS
 from waraq.referee.games.cards import SUITS
 from waraq.referee.games.hand import engine as hand_engine
 from waraq.referee.games.hand import rules as hand_rules
-from waraq.referee.games.hand.decisions import TURN
+from waraq.referee.games.hand.decisions import KINDS as HAND_KINDS
+from waraq.referee.games.hand.decisions import TAKE, TURN
 from waraq.referee.games.hand.melds import CARD_NAMES as HAND_CARDS
 from waraq.referee.games.hand.view import HandView
 from waraq.referee.games.hokm import engine as hokm_engine
 from waraq.referee.games.hokm import rules as hokm_rules
 from waraq.referee.games.hokm.engine import HokmView
+
+Row = tuple[np.ndarray, np.ndarray, int]  # a step's observation, its legal mask, the index taken
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,12 @@ class GameParts:
     encode: Callable[[Any, Any], np.ndarray]  # (view, progress)
     legal_mask: Callable[[Any, Any], np.ndarray]  # (view, progress)
     describe: Callable[[Any], str]  # one line of the table: what any seat's view shows
+    # For training data (waraq.referee.env.dataset): the decision kinds in the order the ``kind`` column
+    # numbers them, the observation's blocks by player count, and (view, kind, the engine's action) ->
+    # the decision's rows: one, or one per step of a decision built in steps.
+    kinds: tuple[str, ...]
+    layout: Callable[[int], dict[str, tuple[int, int]]]
+    rows: Callable[[Any, str, Any], list[Row]]
 
 
 def describe_hokm(view: HokmView) -> str:
@@ -86,6 +95,21 @@ def _hand_decide(index: Any, view: HandView, turn: StepTurn | None) -> Any:
     return turn.play(chosen)  # None while the turn goes on: nothing reaches the engine yet
 
 
+def _hokm_rows(view: HokmView, kind: str, action: Any) -> list[Row]:
+    return [(hokm_encoding.encode(view), hokm_encoding.legal_mask(view), hokm_encoding.action_index(kind, action))]
+
+
+def _hand_rows(view: HandView, kind: str, action: Any) -> list[Row]:
+    """A TAKE is one row; a TURN one row per move that builds it (hand_encoding's ``turn_step_states``),
+    each with the observation and the mask of the turn as built up to that move."""
+    if kind == TAKE:
+        return [(hand_encoding.encode(view), hand_encoding.legal_mask(view), hand_encoding.take_index(action))]
+    return [
+        (hand_encoding.encode(view, built), hand_encoding.legal_mask(view, built), index)
+        for built, index in hand_encoding.turn_step_states(view, action)
+    ]
+
+
 HOKM = GameParts(
     name="hokm",
     load_rules=hokm_rules.load_rules,
@@ -98,6 +122,9 @@ HOKM = GameParts(
     encode=lambda view, progress: hokm_encoding.encode(view),
     legal_mask=lambda view, progress: hokm_encoding.legal_mask(view),
     describe=describe_hokm,
+    kinds=tuple(str(kind) for kind in hokm_engine.KINDS),
+    layout=hokm_encoding.layout,
+    rows=_hokm_rows,
 )
 
 HAND = GameParts(
@@ -112,4 +139,9 @@ HAND = GameParts(
     encode=hand_encoding.encode,
     legal_mask=hand_encoding.legal_mask,
     describe=describe_hand,
+    kinds=tuple(str(kind) for kind in HAND_KINDS),
+    layout=hand_encoding.layout,
+    rows=_hand_rows,
 )
+
+BY_NAME = {parts.name: parts for parts in (HOKM, HAND)}
