@@ -15,7 +15,7 @@ core never does (tests/env/test_layering.py).
   :mod:`~waraq.referee.env.refereed` plays the other seats through the referee itself;
   :mod:`~waraq.referee.env.boards`: a ladder board's deal and a side's reward;
 * :mod:`~waraq.referee.env.hokm_openspiel` and :mod:`~waraq.referee.env.hand_openspiel` (pyspiel
-  games, their states on :mod:`~waraq.referee.env.openspiel_state`), with
+  games, on :mod:`~waraq.referee.env.openspiel_table`), with
   :mod:`~waraq.referee.env.hokm_resample` and :mod:`~waraq.referee.env.hand_resample` (worlds
   consistent with a seat's information);
 * :mod:`~waraq.referee.env.dataset`: ``waraq export --dataset``, training data from records.

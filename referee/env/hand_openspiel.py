@@ -81,7 +81,7 @@ from waraq.referee.env.hand_encoding import (
     layout,
 )
 from waraq.referee.env.hand_resample import DRAW, MOVE, RESTOCK, START, Story
-from waraq.referee.env.openspiel_state import CHANCE, TableState
+from waraq.referee.env.openspiel_table import CHANCE, TableGame, TableObserver, TableState, game_type
 from waraq.referee.games.hand.dealing import ChanceHandDealer
 from waraq.referee.games.hand.decisions import DISCARD_PILE, TAKE, TAKES, TURN
 from waraq.referee.games.hand.engine import MAX_TURNS, MAX_VOIDS, HandState, IllegalAction
@@ -135,53 +135,7 @@ def max_chance_nodes(rules: HandRules) -> int:
     return 1 + rules.rounds * MAX_VOIDS * (len(rules.deck) + MAX_TURNS * (len(rules.deck) - 1))
 
 
-GAME_TYPE = pyspiel.GameType(
-    short_name=GAME_NAME,
-    long_name="Waraq Hand (the referee's engine)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    # +1 for each winner and -1 for each other seat: zero-sum only when the sides are even.
-    utility=pyspiel.GameType.Utility.GENERAL_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=4,
-    min_num_players=2,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    provides_factored_observation_string=True,
-    parameter_specification=PARAMETERS,
-)
-
-
-class HandGame(pyspiel.Game):
-    """The game of the module docstring; ``rules`` are the :class:`HandRules` its parameters ask for."""
-
-    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
-        params = dict(params or {})
-        rules = rules_of(params)
-        info = pyspiel.GameInfo(
-            num_distinct_actions=ACTIONS,
-            max_chance_outcomes=CARDS,
-            num_players=rules.players,
-            min_utility=-1.0,
-            max_utility=1.0,
-            max_game_length=max_decisions(rules),
-        )
-        super().__init__(GAME_TYPE, info, params)
-        self.rules = rules
-
-    def new_initial_state(self) -> HandOpenSpielState:
-        return HandOpenSpielState(self)
-
-    def make_py_observer(
-        self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: Mapping[str, Any] | None = None
-    ) -> HandObserver:
-        return HandObserver(self.rules, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
-
-    def max_chance_nodes_in_history(self) -> int:
-        return max_chance_nodes(self.rules)
+GAME_TYPE = game_type(GAME_NAME, "Waraq Hand (the referee's engine)", PARAMETERS)
 
 
 # -- the match as OpenSpiel plays it ---------------------------------------------------
@@ -579,54 +533,21 @@ def deal_pieces(players: int) -> list[tuple[str, int]]:
     ]
 
 
-class HandObserver:
-    """OpenSpiel's Python observer (open_spiel/python/observation.py): a tensor with named views and a string.
+class HandObserver(TableObserver):
+    """The Python observer (:class:`~waraq.referee.env.openspiel_table.TableObserver`) of Hand's tensor pieces."""
 
-    Observation (``perfect_recall`` false): the view now, its public part, its private part or
-    both, as asked. Information state (``perfect_recall`` true, the seat's own and the public):
-    see the module docstring. Other kinds (every player's private information) are refused.
-    """
+    game_name = GAME_NAME
 
-    def __init__(self, rules: HandRules, iig_obs_type: pyspiel.IIGObservationType, params: Any) -> None:
-        if params:
-            raise ValueError(f"{GAME_NAME} takes no observation parameters; got {params}")
-        private = iig_obs_type.private_info
-        if private == pyspiel.PrivateInfoType.ALL_PLAYERS:
-            raise ValueError(f"{GAME_NAME} observes one seat's private information, not every seat's")
-        self.rules = rules
-        self.recall = iig_obs_type.perfect_recall
-        self.public = iig_obs_type.public_info
-        self.private = private == pyspiel.PrivateInfoType.SINGLE_PLAYER
-        if self.recall and not (self.public and self.private):
-            raise ValueError(f"{GAME_NAME}'s information state is a seat's own and the public information together")
-        self.tensor: np.ndarray | None = None
-        self.dict: dict[str, np.ndarray] = {}
-        self.size = sum(size for _, size in observation_pieces(rules.players))
-        if self.public and self.private:  # a tensor only for a whole seat's observation
-            pieces = observation_pieces(rules.players) + (deal_pieces(rules.players) if self.recall else [])
-            self.tensor = np.zeros(sum(size for _, size in pieces), np.float32)
-            start = 0
-            for name, size in pieces:
-                self.dict[name] = self.tensor[start : start + size]
-                start += size
+    def observation_pieces(self, rules: HandRules) -> list[tuple[str, int]]:
+        return observation_pieces(rules.players)
 
-    def set_from(self, state: HandOpenSpielState, player: int) -> None:
-        tensor = self.tensor
-        if tensor is None:
-            return
-        tensor.fill(0.0)
-        table = state.table
-        view = table.view(player)
-        if view is None:  # the first player is being drawn: no view yet
-            return
-        steps = table.turn_of(player)
-        tensor[: self.size] = encode(view, steps)
-        if self.recall:
-            self._deal_history(table, player)
+    def deal_pieces(self, rules: HandRules) -> list[tuple[str, int]]:
+        return deal_pieces(rules.players)
 
-    def _deal_history(self, table: HandTable, player: int) -> None:
-        if not table.dealt:
-            return
+    def encode(self, table: HandTable, player: int, view: HandView) -> np.ndarray:
+        return encode(view, table.turn_of(player))
+
+    def deal_history(self, table: HandTable, player: int, view: HandView) -> None:
         pieces, n = self.dict, self.rules.players
         pieces["first_hand"][list(table.dealt[player])] = 1.0
         for who, what, value, extra in table.story:
@@ -640,12 +561,6 @@ class HandObserver:
                     pieces["declined"][rel * FACES + extra % FACES] = 1.0
         pieces["turn_moves"][table.turn_moves] = 1.0
 
-    def string_from(self, state: HandOpenSpielState, player: int) -> str:
-        table = state.table
-        if self.recall:
-            return table.information(player)
-        return table.observation(player, public=self.public, private=self.private)
-
 
 # -- the state -------------------------------------------------------------------------
 
@@ -653,8 +568,7 @@ class HandObserver:
 class HandOpenSpielState(TableState):
     """A match as a pyspiel state: its :class:`HandTable`, which every method reads, and a cache for resampling."""
 
-    def __init__(self, game: HandGame) -> None:
-        super().__init__(game, HandTable(game.rules))
+    table_class = HandTable
 
     def _legal_actions(self, player: int) -> list[int]:
         table = self.table
@@ -696,6 +610,20 @@ class HandOpenSpielState(TableState):
         if table.pending:
             lines.append("dealing " + _cards(table.pending))
         return "\n".join(lines)
+
+
+class HandGame(TableGame):
+    """The game of the module docstring; ``rules`` are the :class:`HandRules` its parameters ask for."""
+
+    game_type = GAME_TYPE
+    state_class = HandOpenSpielState
+    observer_class = HandObserver
+    actions = ACTIONS
+    chance_outcomes = CARDS
+    rules_of = staticmethod(rules_of)
+    max_decisions = staticmethod(max_decisions)
+    max_chance_nodes = staticmethod(max_chance_nodes)
+    rules: HandRules
 
 
 pyspiel.register_game(GAME_TYPE, HandGame)

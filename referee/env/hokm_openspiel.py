@@ -57,7 +57,7 @@ import pyspiel
 
 from waraq.referee.env import hokm_resample
 from waraq.referee.env.hokm_encoding import ACTIONS, action_index, decode, describe, encode, layout, observation_size
-from waraq.referee.env.openspiel_state import CHANCE, TableState
+from waraq.referee.env.openspiel_table import CHANCE, TableGame, TableObserver, TableState, game_type
 from waraq.referee.games.cards import ACE, CARD_NAMES, SUITS, rank_of
 from waraq.referee.games.dealers import ChanceDealer
 from waraq.referee.games.hokm.engine import PLAY, REDEAL, HokmState, HokmView, IllegalAction, Trick
@@ -117,53 +117,7 @@ def max_chance_nodes(rules: HokmRules) -> int:
     return len(rules.deck) - aces + 1 + rounds * (rules.max_redeals + 1) * len(rules.deck)
 
 
-GAME_TYPE = pyspiel.GameType(
-    short_name=GAME_NAME,
-    long_name="Waraq Hokm (the referee's engine)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    # Zero-sum with 2 and 4 players, not with 3 (+1 for the winner, -1 for each of two losers).
-    utility=pyspiel.GameType.Utility.GENERAL_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=4,
-    min_num_players=2,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    provides_factored_observation_string=True,
-    parameter_specification=PARAMETERS,
-)
-
-
-class HokmGame(pyspiel.Game):
-    """The game of the module docstring; ``rules`` are the :class:`HokmRules` its parameters ask for."""
-
-    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
-        params = dict(params or {})
-        rules = rules_of(params)
-        info = pyspiel.GameInfo(
-            num_distinct_actions=ACTIONS,
-            max_chance_outcomes=CARDS,
-            num_players=rules.players,
-            min_utility=-1.0,
-            max_utility=1.0,
-            max_game_length=max_decisions(rules),
-        )
-        super().__init__(GAME_TYPE, info, params)
-        self.rules = rules
-
-    def new_initial_state(self) -> HokmOpenSpielState:
-        return HokmOpenSpielState(self)
-
-    def make_py_observer(
-        self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: Mapping[str, Any] | None = None
-    ) -> HokmObserver:
-        return HokmObserver(self.rules, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
-
-    def max_chance_nodes_in_history(self) -> int:
-        return max_chance_nodes(self.rules)
+GAME_TYPE = game_type(GAME_NAME, "Waraq Hokm (the referee's engine)", PARAMETERS)
 
 
 # -- the match as OpenSpiel plays it ---------------------------------------------------
@@ -496,53 +450,21 @@ def deal_pieces(rules: HokmRules) -> list[tuple[str, int]]:
     return pieces
 
 
-class HokmObserver:
-    """OpenSpiel's Python observer (open_spiel/python/observation.py): a tensor with named views and a string.
+class HokmObserver(TableObserver):
+    """The Python observer (:class:`~waraq.referee.env.openspiel_table.TableObserver`) of Hokm's tensor pieces."""
 
-    Observation (``perfect_recall`` false): the view now, its public part, its private part or
-    both, as asked. Information state (``perfect_recall`` true, the seat's own and the public):
-    see the module docstring. Other kinds (every player's private information) are refused.
-    """
+    game_name = GAME_NAME
 
-    def __init__(self, rules: HokmRules, iig_obs_type: pyspiel.IIGObservationType, params: Any) -> None:
-        if params:
-            raise ValueError(f"{GAME_NAME} takes no observation parameters; got {params}")
-        private = iig_obs_type.private_info
-        if private == pyspiel.PrivateInfoType.ALL_PLAYERS:
-            raise ValueError(f"{GAME_NAME} observes one seat's private information, not every seat's")
-        self.rules = rules
-        self.recall = iig_obs_type.perfect_recall
-        self.public = iig_obs_type.public_info
-        self.private = private == pyspiel.PrivateInfoType.SINGLE_PLAYER
-        if self.recall and not (self.public and self.private):
-            raise ValueError(f"{GAME_NAME}'s information state is a seat's own and the public information together")
-        self.tensor: np.ndarray | None = None
-        self.dict: dict[str, np.ndarray] = {}
-        if self.public and self.private:  # a tensor only for a whole seat's observation
-            pieces = observation_pieces(rules.players) + (deal_pieces(rules) if self.recall else [])
-            self.tensor = np.zeros(sum(size for _, size in pieces), np.float32)
-            start = 0
-            for name, size in pieces:
-                self.dict[name] = self.tensor[start : start + size]
-                start += size
+    def observation_pieces(self, rules: HokmRules) -> list[tuple[str, int]]:
+        return observation_pieces(rules.players)
 
-    def set_from(self, state: HokmOpenSpielState, player: int) -> None:
-        tensor = self.tensor
-        if tensor is None:
-            return
-        tensor.fill(0.0)
-        table = state.table
-        view = table.view(player)
-        if view is None:  # the ace draw: no view yet
-            return
-        size = observation_size(self.rules.players)
-        tensor[:size] = encode(view)
-        if self.recall:
-            self._deal_history(table, player, view)
+    def deal_pieces(self, rules: HokmRules) -> list[tuple[str, int]]:
+        return deal_pieces(rules)
 
-    def _deal_history(self, table: HokmTable, player: int, view: HokmView) -> None:
-        if not table.dealt:
-            return
+    def encode(self, table: HokmTable, player: int, view: HokmView) -> np.ndarray:
+        return encode(view)
+
+    def deal_history(self, table: HokmTable, player: int, view: HokmView) -> None:
         pieces = self.dict
         dealt = table.dealt[player]
         pieces["first_packet"][list(dealt.hand)] = 1.0
@@ -562,12 +484,6 @@ class HokmObserver:
                 if kept is not None:
                     pieces["draw_kept"][kept] = mark
 
-    def string_from(self, state: HokmOpenSpielState, player: int) -> str:
-        table = state.table
-        if self.recall:
-            return table.information(player)
-        return table.observation(player, public=self.public, private=self.private)
-
 
 # -- the state -------------------------------------------------------------------------
 
@@ -575,8 +491,7 @@ class HokmObserver:
 class HokmOpenSpielState(TableState):
     """A match as a pyspiel state: its :class:`HokmTable`, which every method reads, and a cache for resampling."""
 
-    def __init__(self, game: HokmGame) -> None:
-        super().__init__(game, HokmTable(game.rules))
+    table_class = HokmTable
 
     def _legal_actions(self, player: int) -> list[int]:
         engine = self.table.engine
@@ -609,6 +524,20 @@ class HokmOpenSpielState(TableState):
         if table.pending:
             lines.append("dealing " + _cards(table.pending))
         return "\n".join(lines)
+
+
+class HokmGame(TableGame):
+    """The game of the module docstring; ``rules`` are the :class:`HokmRules` its parameters ask for."""
+
+    game_type = GAME_TYPE
+    state_class = HokmOpenSpielState
+    observer_class = HokmObserver
+    actions = ACTIONS
+    chance_outcomes = CARDS
+    rules_of = staticmethod(rules_of)
+    max_decisions = staticmethod(max_decisions)
+    max_chance_nodes = staticmethod(max_chance_nodes)
+    rules: HokmRules
 
 
 pyspiel.register_game(GAME_TYPE, HokmGame)
