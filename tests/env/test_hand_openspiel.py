@@ -13,7 +13,7 @@ import pyspiel
 import pytest
 from open_spiel.python.algorithms import generate_playthrough
 
-from tests.env import regenerate_hand_playthroughs
+from tests.env import regenerate_playthroughs
 from waraq.referee.env.boards import side_reward
 from waraq.referee.env.hand_encoding import ACTIONS, StepTurn, action_of, encode, legal_mask
 from waraq.referee.env.hand_openspiel import GAME_NAME, HandGame, HandOpenSpielState, load
@@ -62,16 +62,19 @@ def test_openspiels_random_simulation_test_passes_on_whole_matches(name):
     pyspiel.random_sim_test(load(name), num_sims=2, serialize=True, verbose=False)
 
 
-@pytest.mark.parametrize("path", sorted(regenerate_hand_playthroughs.FOLDER.glob("*.txt")), ids=lambda p: p.stem)
+PLAYTHROUGHS = regenerate_playthroughs.SETS["hand"]
+
+
+@pytest.mark.parametrize("path", sorted(PLAYTHROUGHS.folder.glob("*.txt")), ids=lambda p: p.stem)
 def test_a_playthrough_regenerated_is_its_golden_file(path):
-    regenerate_hand_playthroughs.parse_absl_flags()
+    regenerate_playthroughs.parse_absl_flags()
     original, regenerated = generate_playthrough.replay(str(path))
     assert regenerated == original
 
 
 def test_every_playthrough_is_there():
-    found = sorted(p.stem for p in regenerate_hand_playthroughs.FOLDER.glob("*.txt"))
-    assert found == sorted(regenerate_hand_playthroughs.GAMES)
+    found = sorted(p.stem for p in PLAYTHROUGHS.folder.glob("*.txt"))
+    assert found == sorted(PLAYTHROUGHS.games)
 
 
 # -- parameters ------------------------------------------------------------------------

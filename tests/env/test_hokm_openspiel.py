@@ -67,7 +67,10 @@ def test_openspiels_random_simulation_test_passes_on_a_whole_classic_match():
     pyspiel.random_sim_test(load("classic"), num_sims=1, serialize=True, verbose=False)
 
 
-@pytest.mark.parametrize("path", sorted(regenerate_playthroughs.FOLDER.glob("*.txt")), ids=lambda p: p.stem)
+PLAYTHROUGHS = regenerate_playthroughs.SETS["hokm"]
+
+
+@pytest.mark.parametrize("path", sorted(PLAYTHROUGHS.folder.glob("*.txt")), ids=lambda p: p.stem)
 def test_a_playthrough_regenerated_is_its_golden_file(path):
     regenerate_playthroughs.parse_absl_flags()
     original, regenerated = generate_playthrough.replay(str(path))
@@ -75,7 +78,7 @@ def test_a_playthrough_regenerated_is_its_golden_file(path):
 
 
 def test_there_is_a_playthrough_per_player_count():
-    assert sorted(p.stem for p in regenerate_playthroughs.FOLDER.glob("*.txt")) == sorted(regenerate_playthroughs.GAMES)
+    assert sorted(p.stem for p in PLAYTHROUGHS.folder.glob("*.txt")) == sorted(PLAYTHROUGHS.games)
 
 
 # -- parameters ------------------------------------------------------------------------
