@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from gymnasium import Env, spaces
@@ -24,8 +24,10 @@ from gymnasium import Env, spaces
 from waraq.referee.common import built_in
 from waraq.referee.env.boards import board_dealer, board_of, side_reward
 from waraq.referee.env.parts import GameParts
-from waraq.referee.match.play import TimeControl
-from waraq.referee.run.runner import match_id
+from waraq.referee.match.secret_deals import run_match_id
+
+if TYPE_CHECKING:
+    from waraq.referee.match.play import TimeControl  # the referee's way only: grpc is imported then
 
 ILLEGAL = ("raise", "forfeit")  # what an index that is not legal does: a ValueError, or the match lost
 
@@ -99,7 +101,7 @@ class SeatEnv(Env[np.ndarray, np.int64]):
             self._arrive(self.refereed.start(match_seed, dealer))
         else:
             self.match = self.game.new_match(self.rules, match_seed, dealer)
-            mid = match_id(match_seed)
+            mid = run_match_id(match_seed)
             self._players = {s: cls(f"{mid}/{s}") for s, cls in self._bot_classes.items()}
             self._play_others()
         return self._observation()

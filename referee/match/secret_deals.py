@@ -86,6 +86,20 @@ def dealing_seed(seed: int, key: str) -> int | str:
     return "k-" + _mac(key, f"waraq-deal/{seed}")
 
 
+def run_match_id(seed: int, key: str = "") -> str:
+    """The id the bots see for ``waraq match``'s match ``seed``: the same for the same seed and key.
+
+    Bots get it in every message (the sample bots seed their own choices from
+    it). With a deal key it is opaque (:func:`match_id`). Without one it is a
+    hash of the seed, which a bot can search; but then the decks follow from the
+    seed anyway, so keyless runs are for bots one trusts (tests and the research
+    environments play the same matches in-process under these ids).
+    """
+    if key:
+        return match_id(key, f"match/{seed}")
+    return "m-" + hashlib.sha256(f"waraq-match//{seed}".encode()).hexdigest()[:16]
+
+
 def match_id(key: str, name: str) -> str:
     """The id of the match ``name`` (unique under this key: ``"match/7"``, ``"ladder/12"``),
     as the bots see it: ``m-`` and 16 hex digits, which say nothing without the key."""

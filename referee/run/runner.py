@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -94,17 +93,8 @@ class RunReport:
 
 
 def match_id(seed: int, deal_key: str = "") -> str:
-    """The id the bots see: the same for the same seed and key, and nothing else.
-
-    Bots get it in every message (the sample bots seed their own choices from
-    it). With a deal key it is opaque (:func:`waraq.referee.match.secret_deals.match_id`).
-    Without one it is a hash of the seed, which a bot can search; but then the
-    decks follow from the seed anyway, so keyless runs are for bots one trusts
-    (tests play the same matches in-process under these ids).
-    """
-    if deal_key:
-        return secret_deals.match_id(deal_key, f"match/{seed}")
-    return "m-" + hashlib.sha256(f"waraq-match//{seed}".encode()).hexdigest()[:16]
+    """The id the bots see for match ``seed`` (:func:`waraq.referee.match.secret_deals.run_match_id`)."""
+    return secret_deals.run_match_id(seed, deal_key)
 
 
 def seat_slots(bots: Sequence[Bot], one_server: Callable[[Bot], bool] = lambda bot: False) -> list[tuple[Bot, int]]:
