@@ -30,7 +30,9 @@ def test_the_example_trains_serves_and_rates_a_policy(tmp_path):
     for rival in ("random", "greedy"):
         assert f"versus {tmp_path}/versus-{rival}: imitation against {rival}" in out
     assert re.search(r"matches  4: imitation \d+ won, \d+ lost", out)  # both versus runs played their boards
-    table = out[out.index("Ladder ") :]
-    row = next(line for line in table.splitlines() if " imitation " in line)
-    assert row.split()[-1] == "0" or row.split()[-2] == "0"  # its faults: none (the last columns)
-    assert all(f" {bot} " in table for bot in ("random", "greedy", "heuristic"))
+    lines = out[out.index("Ladder ") :].splitlines()
+    header = next(line for line in lines if " faults " in line)
+    rows = {line.split()[1]: line for line in lines if line.split() and line.split()[0].isdigit()}
+    assert sorted(rows) == ["greedy", "heuristic", "imitation", "random"]
+    at = header.index("faults")  # the column, as the table aligns it: the served policy never faulted
+    assert rows["imitation"][at : at + len("faults")].strip() == "0"
