@@ -507,7 +507,8 @@ class HokmOpenSpielState(TableState):
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         undealt = self.table.undealt
-        return list(map(_OUTCOMES[len(undealt)].__getitem__, undealt))
+        row = _OUTCOMES[len(undealt)]
+        return [row[card] for card in undealt]  # twice as fast as list(map(row.__getitem__, ...))
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == CHANCE:
