@@ -80,6 +80,7 @@ ACTIONS = BAM_BASE + 2  # 1388
 _PAIR_INDEX = {pair: i for i, pair in enumerate(PAIRS)}
 _DRAWS = (KEEP, PASS)
 _KIND_INDEX = {kind: i for i, kind in enumerate(KINDS)}
+_NO_ACTIONS = np.zeros(ACTIONS, dtype=np.int8)  # copied for each mask: never written
 
 
 def action_index(kind: str, action: Any) -> int:
@@ -160,10 +161,15 @@ def action_of(index: int | np.integer, view: HokmView) -> Any:
 
 def legal_mask(view: HokmView) -> np.ndarray:
     """``int8`` of length :data:`ACTIONS`: 1 at each of the view's legal actions, else 0."""
-    mask = np.zeros(ACTIONS, dtype=np.int8)
+    mask = _NO_ACTIONS.copy()
     kind = view.kind
-    if kind is not None and view.legal:
-        mask[[action_index(kind, a) for a in view.legal]] = 1
+    # Item by item: a handful of items set costs less than one fancy-indexed set of them.
+    if kind == HokmKind.PLAY:  # the commonest: a PLAY's index is its card
+        for card in view.legal:
+            mask[card] = 1
+    elif kind is not None:
+        for action in view.legal:
+            mask[action_index(kind, action)] = 1
     return mask
 
 

@@ -148,10 +148,17 @@ class SeatEnv(Env[np.ndarray, np.int64]):
         self.winners = tuple(s for s in range(self.rules.players) if state.team_of(s) != mine)
 
     def _play_others(self) -> None:
-        state = self.match
+        state, players = self.match, self._players
         while state.result is None and state.to_act != self.seat:
             seat = state.to_act
-            state.apply(self._players[seat](state.view(seat)))
+            player = players[seat]
+            # A player that picks by index (the random bot) is asked as sample_bots/server.py asks it,
+            # without a view: a view costs as much as the engine's decision. Same choice either way.
+            pick = getattr(player, "pick", None)
+            if pick is not None and (legal := state.legal_actions()):
+                state.apply(legal[pick(len(legal))])
+            else:
+                state.apply(player(state.view(seat)))
         self._asked(state.view(self.seat))
         if state.result is not None:
             self.winners = tuple(state.result.winners)
