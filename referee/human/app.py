@@ -145,6 +145,8 @@ async def _json(request: Request) -> dict[str, Any]:
         value = json.loads(body)
     except ValueError:
         raise Refused(400, "the body is not JSON") from None
+    except RecursionError:  # json reads arrays and objects by recursion: a body of brackets alone
+        raise Refused(400, "the body's JSON is nested too deeply") from None
     if not isinstance(value, dict):
         raise Refused(400, "expected a JSON object")
     return value

@@ -34,6 +34,8 @@ class JsonWire:
             value = json.loads(message.json)
         except ValueError:
             raise self.engine.ActionError(f"Action.json is not JSON: {message.json[:80]!r}") from None
+        except RecursionError:  # a reply of brackets alone: json reads them by recursion
+            raise self.engine.ActionError("Action.json is nested too deeply to be an action") from None
         return self.engine.action_from_json(kind, value)
 
     def view_into(self, request: pb.DecisionRequest, view: Any) -> None:

@@ -108,8 +108,9 @@ def test_the_page_answers_only_its_person_its_host_and_json(tmp_path):
             assert form.status_code == 415
             nobody = client.post(page + "/reply", json={"match_id": "m-x", "seat": 0, "message": {}})
             assert nobody.status_code == 404 and "no seat 0" in nobody.json()["error"]
-            garbage = client.post(page + "/turn", content=b"{", headers={"Content-Type": "application/json"})
-            assert garbage.status_code == 400
+            for body in (b"{", b"[" * 30_000 + b"]" * 30_000):  # the second within the size limit, too deep
+                garbage = client.post(page + "/turn", content=body, headers={"Content-Type": "application/json"})
+                assert garbage.status_code == 400 and "JSON" in garbage.json()["error"]
     finally:
         play(page, first_legal, until=lambda _: run.process.poll() is not None)
         status, output = run.finish()

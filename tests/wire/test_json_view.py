@@ -39,6 +39,7 @@ def test_a_reply_reads_back_to_the_engines_action():
         (pb.Action(), "sets Action.json, not None"),
         (pb.Action(json="{7H"), "is not JSON"),
         (pb.Action(json='"7X"'), "is not a card"),
+        (pb.Action(json="[" * 100_000 + "]" * 100_000), "nested too deeply"),
     ],
 )
 def test_a_reply_that_spells_no_action_is_the_games_action_error(action: pb.Action, says: str):
