@@ -80,7 +80,8 @@ ACTIONS = BAM_BASE + 2  # 1388
 _PAIR_INDEX = {pair: i for i, pair in enumerate(PAIRS)}
 _DRAWS = (KEEP, PASS)
 _KIND_INDEX = {kind: i for i, kind in enumerate(KINDS)}
-_NO_ACTIONS = np.zeros(ACTIONS, dtype=np.int8)  # copied for each mask: never written
+_NO_ACTIONS = np.zeros(ACTIONS, dtype=np.int8)  # copied for each mask (a copy is writeable)
+_NO_ACTIONS.flags.writeable = False
 
 
 def action_index(kind: str, action: Any) -> int:
