@@ -29,6 +29,7 @@ from waraq.ladder.storage.config import ConfigError
 from waraq.ladder.storage.store import StoreError
 from waraq.ladder.storage.store import problem as store_problem
 from waraq.referee.common.arguments import print_error
+from waraq.referee.common.digits import ascii_digits
 from waraq.referee.lobby import options as lobby_options
 from waraq.referee.records.record_file import RecordError
 
@@ -71,7 +72,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _positive(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
+    if not ascii_digits(text) or int(text) < 1:
         raise argparse.ArgumentTypeError(f"{text!r} is not allowed: expected a whole number, 1 or more")
     return int(text)
 

@@ -18,6 +18,8 @@ import argparse
 import importlib.util
 import socket
 
+from waraq.referee.common.digits import ascii_digits
+
 AUTO = "auto"  # a cluster of this machine: the one running here (`ray start --head`), else a new one
 MISSING = "--ray needs Ray, which is not installed: pip install 'waraq[ray]'"
 HELP = (
@@ -59,7 +61,7 @@ def head_of(address: str) -> tuple[str, int] | None:
     if address == AUTO:
         return None
     host, colon, port = address.removeprefix("ray://").rpartition(":")
-    if not colon or not host or not port.isdigit():
+    if not colon or not host or not ascii_digits(port):
         return None
     if not 0 < int(port) < 65536:
         raise ClusterError(f"--ray {address}: {port} is not a port (expected host:port, the port from 1 to 65535)")

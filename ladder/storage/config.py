@@ -26,6 +26,7 @@ from typing import Any
 
 from waraq.ladder.stats.ratings import Layout, TrueSkillSettings
 from waraq.ladder.stats.sequential import DEFAULT_MARGIN
+from waraq.referee.common.digits import ascii_digits
 from waraq.referee.games import registry
 from waraq.referee.games.options import (
     BadValue,
@@ -201,7 +202,7 @@ def _text(value: Any) -> str:
 def _lobby_address(value: Any) -> str:
     text = _text(value)
     host, colon, port = text.rpartition(":")
-    if text and not (colon and host and port.isdigit() and int(port) < 65536):
+    if text and not (colon and host and ascii_digits(port) and int(port) < 65536):
         raise BadValue('expected HOST:PORT (e.g. "0.0.0.0:7070"), or "" for 127.0.0.1 on a free port')
     return text
 

@@ -29,6 +29,7 @@ from waraq.ladder.storage.store import CANCELLED, DONE, RATED, UNRATED, Entry
 from waraq.ladder.web.access import SESSION_COOKIE, Refused
 from waraq.ladder.web.site import Site, as_json, when
 from waraq.ladder.web.views import Snapshot
+from waraq.referee.common.digits import ascii_digits
 from waraq.referee.replay.html.write import render_page
 from waraq.referee.replay.walk import load
 
@@ -324,7 +325,7 @@ def _entry_json(entry: Entry) -> dict[str, Any]:
 def _limit(text: str | None) -> int:
     if text is None:
         return 50
-    if not text.isdigit() or not 1 <= int(text) <= 1000:
+    if not ascii_digits(text) or not 1 <= int(text) <= 1000:
         raise Refused(400, "limit is a whole number from 1 to 1000")
     return int(text)
 

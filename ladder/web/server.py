@@ -27,6 +27,7 @@ from waraq.ladder.web.people import Role
 from waraq.ladder.web.site import Site
 from waraq.ladder.web.uploads import Uploads
 from waraq.ladder.web.views import Views
+from waraq.referee.common.digits import ascii_digits
 from waraq.referee.human.server import Embedded
 
 DEFAULT_HTTP = "127.0.0.1:8000"
@@ -48,7 +49,7 @@ class HttpSettings:
 def bind(settings: HttpSettings) -> socket.socket:
     """The listening socket of ``settings.address``; ListenError names a bad or busy one."""
     host, colon, port = settings.address.rpartition(":")
-    if not colon or not port.isdigit() or not host:
+    if not colon or not ascii_digits(port) or not host:
         raise ListenError(f"--http {settings.address!r}: expected HOST:PORT, e.g. 127.0.0.1:8000")
     bare = host.strip("[]")
     try:

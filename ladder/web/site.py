@@ -27,6 +27,7 @@ from waraq.ladder.web.access import Attempts, Refused, Viewer
 from waraq.ladder.web.arena import Arena
 from waraq.ladder.web.uploads import Uploads
 from waraq.ladder.web.views import Views
+from waraq.referee.common.digits import ascii_digits
 
 HERE = Path(__file__).parent
 PAGE_POLICY = (
@@ -112,7 +113,7 @@ class Site:
         """A posted form, its CSRF value checked; a form too big is refused before it is read whole (an
         upload's size is checked by its caller first, :meth:`Uploads.check_room`)."""
         size = request.headers.get("content-length")
-        if not files and size is not None and (not size.isdigit() or int(size) > MAX_FORM_BYTES):
+        if not files and size is not None and (not ascii_digits(size) or int(size) > MAX_FORM_BYTES):
             raise Refused(413, f"a form is at most {MAX_FORM_BYTES // 1024} KiB")
         form = await request.form(max_files=files, max_fields=50, max_part_size=MAX_FORM_BYTES)
         value = form.get(access.CSRF_FIELD)

@@ -39,6 +39,7 @@ from waraq.ladder.submit.pipeline import SubmitLimits
 from waraq.ladder.web.access import Refused
 from waraq.ladder.web.arena import Arena, ArenaError
 from waraq.ladder.web.people import Person
+from waraq.referee.common.digits import ascii_digits
 
 log = logging.getLogger("waraq.serve")
 
@@ -195,7 +196,7 @@ class Uploads:
 
     def check_room(self, person: Person, size: str | None) -> None:
         """Refuse an upload before its body is read: no size given, too big, or too many of the author's waiting."""
-        if size is None or not size.isdigit():
+        if size is None or not ascii_digits(size):
             raise Refused(411, "an upload says its size (Content-Length)")
         if int(size) > self.limits.archive.archive_bytes + FORM_OVERHEAD:
             raise Refused(413, f"an upload is at most {self.limits.archive.archive_bytes >> 20} MiB")

@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 
 import uvicorn
 
+from waraq.referee.common.digits import ascii_digits
 from waraq.referee.human.app import Replays, build
 from waraq.referee.human.desk import Desk
 from waraq.referee.human.options import PageConfig
@@ -31,7 +32,7 @@ class PageError(ValueError):
 def bind(address: str) -> socket.socket:
     host, colon, port = address.rpartition(":")
     bare = host.strip("[]")
-    if not colon or not port.isdigit() or not bare:
+    if not colon or not ascii_digits(port) or not bare:
         raise PageError(f"--page {address!r}: expected HOST:PORT, e.g. 127.0.0.1:8765 (port 0: any free port)")
     try:
         return socket.create_server((bare, int(port)), family=socket.AF_INET6 if ":" in bare else socket.AF_INET)

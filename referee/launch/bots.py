@@ -30,6 +30,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from waraq.referee.common import built_in
+from waraq.referee.common.digits import ascii_digits
 from waraq.referee.human.desk import Desk
 from waraq.referee.human.seat import HumanSeat, person_hello
 from waraq.referee.launch import bot_log, sandbox
@@ -176,7 +177,7 @@ def partners_served_together(per_seat: Sequence[BotSpec], teams: int) -> list[st
 
 def _looks_like_address(text: str) -> bool:
     host, _, port = text.rpartition(":")
-    return bool(host) and port.isdigit() and " " not in text
+    return bool(host) and ascii_digits(port) and " " not in text
 
 
 class Endpoint:

@@ -32,6 +32,7 @@ from typing import Any, NoReturn
 
 import grpc
 
+from waraq.referee.common.digits import ascii_digits
 from waraq.referee.lobby.line import SeatLine, Stream
 from waraq.referee.lobby.throttle import Throttle
 from waraq.referee.lobby.tokens import Keys
@@ -72,7 +73,7 @@ def check_listen(address: str, *, tls: bool, insecure: bool) -> None:
     """Refuse to listen without TLS anywhere but loopback, unless told ``insecure``: a token sent in
     clear over a network is a token given away."""
     host, colon, port = address.rpartition(":")
-    if not colon or not port.isdigit() or not host:
+    if not colon or not ascii_digits(port) or not host:
         raise ListenError(f"lobby address {address!r}: expected HOST:PORT, e.g. 127.0.0.1:7070")
     if tls or insecure:
         return

@@ -28,6 +28,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from waraq.referee.common.digits import ascii_digits
 from waraq.referee.games.cards import CARD_NAMES, RANKS, SUIT_NAMES, SUITS
 from waraq.referee.games.hokm.engine import (
     BAM,
@@ -544,7 +545,7 @@ class Walker:
                 return "this is the first decision"
             self.index -= 1
             return None
-        if verb in ("j", "r", "t") and argument.isdigit():
+        if verb in ("j", "r", "t") and ascii_digits(argument):
             target = int(argument)
             if verb == "j":
                 found = next((i for i, s in enumerate(self.steps) if s.number >= target), None)

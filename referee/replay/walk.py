@@ -40,6 +40,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from waraq.referee.common.digits import ascii_digits
 from waraq.referee.games import registry
 from waraq.referee.games.options import RulesError, quote
 from waraq.referee.match.faults import FaultCode, FaultKind
@@ -711,7 +712,7 @@ def _stem(path: Path) -> str:
 
 
 def _natural(path: Path) -> list[Any]:
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", str(path))]
+    return [int(part) if ascii_digits(part) else part for part in re.split(r"([0-9]+)", str(path))]
 
 
 __all__ = [

@@ -11,6 +11,7 @@ from waraq.bots.hokm_random import RandomPlayer
 from waraq.referee.games.hokm.engine import ReplayError, iter_replay, replay
 from waraq.referee.games.hokm.rules import PRESETS
 from waraq.referee.match.inprocess import play_match
+from waraq.referee.replay.walk import record_paths
 
 RULES = PRESETS["classic"].replace(bam=True, max_redeals=1)
 
@@ -108,3 +109,12 @@ def test_an_event_the_rules_do_not_produce_is_caught(events):
 def test_a_record_without_its_ace_draw_is_refused(events):
     with pytest.raises(ReplayError, match="ace_draw"):
         replay(RULES, events[1:])
+
+
+def test_a_folders_records_come_in_natural_order_whatever_digits_their_names_hold(tmp_path):
+    # '²' and '٣' are digits to str.isdigit(); only 0-9 count as a number in a name ('1²2' sorted by int() raised).
+    names = ["hokm-10.jsonl", "hokm-2.jsonl", "hokm-1²2.jsonl", "hokm-٣.jsonl", "hokm-1.jsonl"]
+    for name in names:
+        (tmp_path / name).write_text("")
+    found = [path.name for path in record_paths([tmp_path])]
+    assert found == ["hokm-1.jsonl", "hokm-1²2.jsonl", "hokm-2.jsonl", "hokm-10.jsonl", "hokm-٣.jsonl"]

@@ -162,6 +162,14 @@ MATCH = [
     ),
     Case("match-empty-bot", ("match", "--bots", ""), 2, ("bot '' is none of",)),
     Case("match-bot-no-port", ("match", "--bots", "my bot.py"), 2, ("bot 'my bot.py' is none of", "{port}")),
+    # '²' is a digit to str.isdigit(), not to int() or gRPC: an address needs ASCII digits.
+    Case("match-bot-superscript-port", ("match", "--bots", "127.0.0.1:²"), 2, ("bot '127.0.0.1:²' is none of",)),
+    Case(
+        "match-page-superscript-port",
+        ("match", "--bots", "human", "random", "--page", "127.0.0.1:²"),
+        2,
+        ("--page '127.0.0.1:²'", "expected HOST:PORT"),
+    ),
     Case("match-unknown-game", ("match", "--bots", "random", "--game", "poker"), 2, ("--game", "'poker'")),
     Case("match-unknown-policy", ("match", "--bots", "random", "--policy", "lenient"), 2, ("--policy", "'lenient'")),
     Case("match-unknown-preset", ("match", "--bots", "random", "--rules", "quick"), 2, ("'quick'", "classic, short")),

@@ -62,6 +62,9 @@ def test_the_standings_follow_the_matches_and_ended_matches_replay(arena: Served
     assert {row["base"] for row in standings["standings"]} == set(BOTS)
     ended = public.get("/api/matches?limit=3").json()["matches"]
     assert ended and all(m["status"] in ("rated", "unrated", "done") for m in ended)
+    for limit in ("0", "1001", "x", "%C2%B2"):  # the last is '²', a digit to str.isdigit() and not to int()
+        refused = public.get(f"/api/matches?limit={limit}")
+        assert refused.status_code == 400 and "limit is a whole number" in refused.json()["error"]
     replay = public.get(ended[0]["replay"])
     assert replay.status_code == 200 and 'id="waraq-data"' in replay.text
     assert replay.headers["content-security-policy"].startswith("sandbox allow-scripts")
