@@ -38,15 +38,15 @@ class Author:
             Route("/me/dial-ins", self.dial_in, methods=["POST"]),
             Route("/me/bots/{base}/token", self.rotate, methods=["POST"]),
             Route("/me/uploads", self.upload, methods=["POST"]),
-            Route("/me/uploads/{upload_id:int}", self.upload_page, methods=["GET"]),
-            Route("/me/uploads/{upload_id:int}/play", self.play_upload, methods=["POST"]),
-            Route("/me/matches/{match_id:int}/seats/{seat:int}", self.seat_log, methods=["GET"]),
+            Route("/me/uploads/{upload_id:id}", self.upload_page, methods=["GET"]),
+            Route("/me/uploads/{upload_id:id}/play", self.play_upload, methods=["POST"]),
+            Route("/me/matches/{match_id:id}/seats/{seat:id}", self.seat_log, methods=["GET"]),
             Route("/me/api-tokens", self.new_token, methods=["POST"]),
             Route("/me/api-tokens/{short}/revoke", self.revoke_token, methods=["POST"]),
             Route("/api/me", self.api_me, methods=["GET"]),
             Route("/api/me/uploads", self.upload, methods=["POST"]),
-            Route("/api/me/uploads/{upload_id:int}", self.api_upload, methods=["GET"]),
-            Route("/api/me/matches/{match_id:int}/seats/{seat:int}", self.api_seat_log, methods=["GET"]),
+            Route("/api/me/uploads/{upload_id:id}", self.api_upload, methods=["GET"]),
+            Route("/api/me/matches/{match_id:id}/seats/{seat:id}", self.api_seat_log, methods=["GET"]),
         ]
 
     # -- the page ---------------------------------------------------------------------------------

@@ -101,14 +101,14 @@ class Public:
         pages: list[tuple[str, Handler]] = [
             ("/", self.standings),
             ("/bots/{base}", self.bot),
-            ("/matches/{match_id:int}", self.match),
-            ("/matches/{match_id:int}/replay", self.replay),
+            ("/matches/{match_id:id}", self.match),
+            ("/matches/{match_id:id}/replay", self.replay),
             ("/report", self.report),
             ("/api/standings", self.api_standings),
             ("/api/bots", self.api_bots),
             ("/api/bots/{base}", self.api_bot),
             ("/api/matches", self.api_matches),
-            ("/api/matches/{match_id:int}", self.api_match),
+            ("/api/matches/{match_id:id}", self.api_match),
         ]
         return [Route(path, self._kept(handler)) for path, handler in pages] + [Route("/api/events", self.events)]
 

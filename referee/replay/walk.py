@@ -40,7 +40,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from waraq.referee.common.digits import ascii_digits
 from waraq.referee.games import registry
 from waraq.referee.games.options import RulesError, quote
 from waraq.referee.match.faults import FaultCode, FaultKind
@@ -712,7 +711,8 @@ def _stem(path: Path) -> str:
 
 
 def _natural(path: Path) -> list[Any]:
-    return [int(part) if ascii_digits(part) else part for part in re.split(r"([0-9]+)", str(path))]
+    # The odd parts are the runs of 0-9 (\d takes '٣' too), compared as numbers.
+    return [int(part) if i % 2 else part for i, part in enumerate(re.split(r"([0-9]+)", str(path)))]
 
 
 __all__ = [

@@ -199,8 +199,8 @@ def test_every_form_that_changes_something_needs_its_csrf_value(served, clients)
     from waraq.ladder.web.author import Author
     from waraq.ladder.web.signin import SignIn
 
-    values = {"{base}": "heur", "{upload_id:int}": "1", "{match_id:int}": "1", "{seat:int}": "0", "{short}": "x",
-              "{person_id:int}": "2"}  # fmt: skip
+    values = {"{base}": "heur", "{upload_id:id}": "1", "{match_id:id}": "1", "{seat:id}": "0", "{short}": "x",
+              "{person_id:id}": "2"}  # fmt: skip
     posts = [r.path for kind in (SignIn, Author, Admin) for r in kind(None).routes() if "POST" in (r.methods or ())]
     assert len(posts) >= 15
     for path in posts:
