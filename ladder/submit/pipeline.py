@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import sys
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
@@ -135,9 +136,10 @@ async def submit(
         return Submission(stage, missing, read, log, unpacked=unpacked)
     bot = read.bot(home, name)
     report = await _check(bot, folder, game, rules.players, confinement, limits)
-    text = _text(report)
+    text = _as_author_sees(_text(report), folder)
     (folder / CHECK_TEXT).write_text(text, encoding="utf-8")
-    (folder / CHECK_JSON).write_bytes(orjson.dumps(reporting.to_json(report), option=orjson.OPT_INDENT_2))
+    as_json = orjson.dumps(reporting.to_json(report), option=orjson.OPT_INDENT_2).decode("utf-8")
+    (folder / CHECK_JSON).write_text(_as_author_sees(as_json, folder), encoding="utf-8")
     failed = _failed(report, game, rules.players)
     if failed is not None:
         return Submission(Stage.CHECK_FAILED, failed, read, log, text, unpacked=unpacked)
@@ -192,6 +194,18 @@ def _failed(report: Report, game: str, players: int) -> str | None:
         declared = "; ".join(f"{g.game} {', '.join(map(str, g.players))}" for g in hello.games) if hello else "nothing"
         return f"its Hello declares {declared}: this ladder plays {game} with {players} players"
     return None
+
+
+def _as_author_sees(text: str, folder: Path) -> str:
+    """The report without the server's own paths (its folders, its Python): the author reads it.
+    A Python bot's ``python3`` runs on the referee's interpreter (manifest.py), shown as ``python3``."""
+    for path, shown in ((str(folder), "."), (sys.executable, "python3")):
+        text = text.replace(_json_escaped(path), _json_escaped(shown)).replace(path, shown)
+    return text
+
+
+def _json_escaped(text: str) -> str:
+    return orjson.dumps(text).decode("utf-8")[1:-1]
 
 
 def _text(report: Report) -> str:

@@ -11,6 +11,7 @@ ladder run.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import shutil
@@ -81,6 +82,12 @@ def test_the_python_starter_goes_ready_and_plays_in_the_ladder(tmp_path, ladder)
     assert re.search(r"python-starter: \d+ pass, 0 fail, 0 skipped", submission.check_report)
     assert (folder / CHECK_TEXT).read_text() == submission.check_report
     assert (folder / CHECK_JSON).exists() and not (folder / BUILD_LOG).exists()
+    # The author reads the report: the server's folders and Python are not theirs to see.
+    for shown in (submission.check_report, (folder / CHECK_JSON).read_text()):
+        assert str(folder) not in shown and sys.executable not in shown
+    assert submission.check_report.startswith("check-bot python3 bot.py --port {port}")
+    assert "records in ./check/" in submission.check_report
+    assert json.loads((folder / CHECK_JSON).read_text())["records"] == "./check"
     _plays_in(ladder, bot.name, bot.spec, Path(bot.cwd))
 
 
