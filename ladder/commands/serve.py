@@ -2,6 +2,7 @@
 
     waraq serve DIR [--http HOST:PORT] [--public-url URL] [--init-admin]
                     [--concurrency K] [--keep-playing | --matches N] [--per-hour N] [--bots-per-author N]
+                    [--upload-mb N]
                     [--ray ADDRESS|auto] [--lobby HOST:PORT --tls-cert PEM --tls-key PEM] [--insecure]
                     [--secure-cookies] [--proxy-headers]
 
@@ -62,6 +63,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--per-hour", type=_positive, default=120, metavar="N", help="matches a bot plays in an hour at most (120)"
     )
     parser.add_argument("--bots-per-author", type=_positive, default=3, metavar="N", help="bots an author may have (3)")
+    parser.add_argument(
+        "--upload-mb",
+        type=_positive,
+        default=2048,
+        metavar="N",
+        help="what an author's uploads may keep on disk, besides the versions playing (2048 MiB)",
+    )
     parser.add_argument("--ray", metavar="ADDRESS", help="play the matches on a Ray cluster (docs/cluster.md)")
     parser.add_argument("--secure-cookies", action="store_true", help="behind TLS: send cookies over HTTPS only")
     parser.add_argument(
@@ -108,6 +116,7 @@ def _serve(args: argparse.Namespace, console: Console, ladder: folder.Ladder) ->
         matches=args.matches,
         per_hour=args.per_hour,
         bots_per_author=args.bots_per_author,
+        upload_bytes=args.upload_mb << 20,
         cluster=args.ray,
         lobby=lobby_of(args, ladder),
     )

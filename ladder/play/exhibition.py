@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
+from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -93,7 +94,12 @@ class Exhibitions:
         self.playing: dict[str, Exhibition] = {}
         self._latest: dict[int, str] = {}  # each person's latest exhibition, by people.id
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._in_use: Counter[str] = Counter()  # the folders of the bots launched for exhibitions now
         ladder.store.db.executescript(TABLE)
+
+    def folders_in_use(self) -> set[str]:
+        """The folders bots are launched in for the exhibitions now (from before their start to their stop)."""
+        return {folder for folder, count in self._in_use.items() if count}
 
     def bots(self) -> list[str]:
         """The ladder bots a person may play: active, and launched by the ladder (a dial-in bot is not its own
@@ -158,6 +164,7 @@ class Exhibitions:
             desk=self.desk,
         )
         endpoints: list[Endpoint] = []
+        folders: list[str] = []
         outcome: MatchOutcome | None = None
         try:
             for name in exhibition.bots:
@@ -166,6 +173,9 @@ class Exhibitions:
                     continue
                 bot = config.bot(name)
                 assert bot is not None  # seats() checked it
+                if bot.cwd:  # in use from before its start: an old version's folder is not removed under it
+                    folders.append(bot.cwd)
+                    self._in_use[bot.cwd] += 1
                 endpoints.append(
                     await launch.start(
                         bot,
@@ -181,6 +191,7 @@ class Exhibitions:
             outcome = await self._match(exhibition, endpoints)
         finally:
             await asyncio.gather(*(launch.stop(e, self.ladder.store) for e in endpoints if e is not person))
+            self._in_use.subtract(folders)
             self._ended(exhibition, outcome)
 
     async def _match(self, exhibition: Exhibition, endpoints: list[Endpoint]) -> MatchOutcome:

@@ -551,6 +551,11 @@ class Scheduler:
 
     # -- a service run's changes -------------------------------------------------------------
 
+    def folders_in_use(self) -> set[str]:
+        """The folders this run's bot processes were launched in, those on their way out included:
+        nothing in them may go while one runs (an author's old version, say)."""
+        return {e.cwd for e in (*self.endpoints.values(), *self.spent) if e.cwd is not None}
+
     def changed(self, config: LadderConfig | None = None) -> None:
         """The roster changed (a bot added, a version chosen, a suspension, a reinstatement): the loop takes
         it up before it plans again. ``config``: ladder.toml as it is now, if that changed."""

@@ -45,6 +45,7 @@ class ServeSettings:
     matches: int | None = None  # plan no match past this many in all (a bench's fixed length)
     per_hour: int | None = 120  # matches planned for one bot in any hour, at most (and one batch)
     bots_per_author: int = 3
+    upload_bytes: int = 2 << 30  # what an author's uploads may keep, besides the versions playing (--upload-mb)
     cluster: str | None = None  # --ray
     lobby: LobbyConfig | None = None
 
@@ -138,6 +139,16 @@ class Arena:
                 f"an author has at most {self.settings.bots_per_author} bots here: "
                 "upload a new version of one of yours instead"
             )
+
+    def may_remove(self, folder: Path) -> bool:
+        """Whether a bot version's ``folder`` may be removed: no bot plays from it or is launched there now.
+        On a Ray cluster never: its workers keep launched bots warm out of this process's sight."""
+        if self.settings.cluster is not None:
+            return False
+        here = str(folder)
+        if any(bot.cwd == here for bot in self.ladder.config.bots):
+            return False
+        return here not in self.scheduler.folders_in_use() | self.exhibitions.folders_in_use()
 
     def add_dial_in(self, base: str, author: Person) -> str:
         """A dial-in bot of ``author``'s (or a new token for one): its token, shown once."""

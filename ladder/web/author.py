@@ -159,11 +159,12 @@ class Author:
     async def upload(self, request: Request) -> Response:
         viewer = self.site.viewer(request)
         person = access.signed_in(viewer)
-        self.site.uploads.check_room(person, request.headers.get("content-length"))
+        await self.site.uploads.check_room(person, request.headers.get("content-length"))
         form = await self.site.form(request, viewer, files=1)
         archive = form.get("archive")
         if archive is None or isinstance(archive, str):
             raise Refused(400, "choose an archive to upload (the form's field 'archive')")
+        await self.site.uploads.make_room(person, int(request.headers["content-length"]))  # its CSRF value read
         upload_id = await self.site.uploads.receive(archive, person)
         if viewer.by_token:
             return as_json({"upload": upload_id, "status": f"/api/me/uploads/{upload_id}"}, status=202)

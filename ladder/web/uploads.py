@@ -17,6 +17,12 @@ author uploads it again.
 Only one upload is built at a time (:data:`BUILDS_AT_ONCE`): builds take CPU
 from the matches, and a flood of uploads waits its turn rather than crowding
 the ladder.
+
+What an author keeps on the arena's disk is bounded (``--upload-mb``, the
+versions playing aside): an upload that would pass the bound first makes room
+by removing the author's oldest versions that no bot plays or runs from now
+(each *removed*, its logs kept), and is refused if that is not enough. An
+upload that did not pass keeps only its logs.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import shutil
 import sqlite3
 from dataclasses import dataclass, replace
@@ -71,6 +78,7 @@ class Stage(StrEnum):
     BUILD_FAILED = "build failed"
     CHECK_FAILED = "check failed"
     INTERRUPTED = "interrupted"  # the server stopped while it was built, or could not build it
+    REMOVED = "removed"  # ready once; its files removed to keep its author within their bound
 
     @property
     def ended(self) -> bool:
@@ -135,6 +143,26 @@ def _read(path: Path) -> str:
         return ""
 
 
+def _bytes_under(path: Path) -> int:
+    """The bytes of the files under ``path`` (the unpacker makes no links, and none is followed)."""
+    total = 0
+    for root, _, files in os.walk(path):
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(root, name)).st_size
+    return total
+
+
+def _remove_bot(files: Path) -> None:
+    """An upload's bot gone (the upload, its build, check-bot's records); its build log and report kept."""
+    for part in (pipeline.UPLOAD, pipeline.BOT, pipeline.CHECK):
+        shutil.rmtree(files / part, ignore_errors=True)
+
+
+def _mib(size: int) -> str:
+    return f"{size / (1 << 20):.1f}"
+
+
 def prepare(store: Store) -> None:
     store.db.executescript(TABLE)
 
@@ -194,8 +222,10 @@ class Uploads:
     def store(self) -> Store:
         return self.arena.ladder.store
 
-    def check_room(self, person: Person, size: str | None) -> None:
-        """Refuse an upload before its body is read: no size given, too big, or too many of the author's waiting."""
+    async def check_room(self, person: Person, size: str | None) -> None:
+        """Refuse an upload before its body is read: no size given, too big, too many of the author's
+        waiting, or no room within the author's bound even once their old versions not in use are gone.
+        Nothing is changed here: the form's CSRF value is not read yet (:meth:`make_room` acts)."""
         if size is None or not ascii_digits(size):
             raise Refused(411, "an upload says its size (Content-Length)")
         if int(size) > self.limits.archive.archive_bytes + FORM_OVERHEAD:
@@ -203,6 +233,47 @@ class Uploads:
         waiting = [u for u in of_person(self.store, person.id) if not u.stage.ended]
         if len(waiting) >= WAITING_PER_AUTHOR:
             raise Refused(429, f"you have {len(waiting)} uploads waiting to be built: wait for them to end")
+        kept = await self._kept(person)
+        held = sum(size for _, size, _ in kept)
+        if held - sum(size for _, size, removable in kept if removable) + int(size) > self.arena.settings.upload_bytes:
+            raise self._no_room(held)
+
+    async def make_room(self, person: Person, size: int) -> None:
+        """Remove the author's oldest versions that may go until ``size`` more bytes fit their bound."""
+        bound, folder = self.arena.settings.upload_bytes, self.arena.folder
+        kept = await self._kept(person)
+        held = sum(size for _, size, _ in kept)
+        for found, bytes_, removable in kept:  # oldest first
+            if held + size <= bound:
+                return
+            if removable:
+                # Marked first: from here it cannot be chosen to play while its files go.
+                message = f"removed to keep your uploads within {bound >> 20} MiB: upload it again to play it"
+                _set(self.store, found.id, Stage.REMOVED, message)
+                await asyncio.to_thread(_remove_bot, found.files(folder))
+                held -= bytes_ - await asyncio.to_thread(_bytes_under, folder / UPLOADS / str(found.id))
+        if held + size > bound:
+            raise self._no_room(held)
+
+    async def _kept(self, person: Person) -> list[tuple[Upload, int, bool]]:
+        """The author's uploads but the versions playing, oldest first: each with its bytes on disk and
+        whether it may be removed (a ready version no bot plays or runs from now)."""
+        folder = self.arena.folder
+        playing = {bot.cwd for bot in self.arena.ladder.config.bots}
+        kept = [u for u in reversed(of_person(self.store, person.id)) if str(u.path(folder)) not in playing]
+        sizes = await asyncio.to_thread(lambda: [_bytes_under(folder / UPLOADS / str(u.id)) for u in kept])
+        return [
+            (u, size, u.stage is Stage.READY and self.arena.may_remove(u.path(folder)))
+            for u, size in zip(kept, sizes, strict=True)
+        ]
+
+    def _no_room(self, held: int) -> Refused:
+        bound = self.arena.settings.upload_bytes >> 20
+        return Refused(
+            413,
+            f"your uploads keep {_mib(held)} MiB here besides the versions playing, of at most {bound} MiB: "
+            "this one does not fit (a version that plays or still runs is never removed)",
+        )
 
     async def receive(self, archive: UploadFile, person: Person) -> int:
         """Keep an upload's archive and start its build: its id."""
@@ -259,7 +330,13 @@ class Uploads:
             try:
                 self.arena.play_version(base, spec, Path(result.bot.cwd), person)
             except ArenaError as error:  # its name was taken while it was built
-                _set(self.store, upload_id, Stage.REFUSED, str(error), base=None)
+                stage = Stage.REFUSED
+                _set(self.store, upload_id, stage, str(error), base=None)
+        if stage is not Stage.READY:  # it will never run: its logs are all the author needs of it
+            await asyncio.to_thread(_remove_bot, folder / FILES)
+        # Built, it may hold far more than its archive did: back within the bound where old versions allow.
+        with contextlib.suppress(Refused):
+            await self.make_room(person, 0)
 
     def _name_problem(self, name: str, person: Person) -> str | None:
         try:

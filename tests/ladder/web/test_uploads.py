@@ -8,6 +8,7 @@ the API with a token, and the server's answers and pages are checked.
 from __future__ import annotations
 
 import io
+import os
 import re
 import socket
 import sqlite3
@@ -40,7 +41,7 @@ def author(served: Served) -> httpx.Client:
     return client
 
 
-def zipped(members: dict[str, str]) -> bytes:
+def zipped(members: dict[str, str] | dict[str, str | bytes]) -> bytes:
     data = io.BytesIO()
     with zipfile.ZipFile(data, "w") as archive:
         for name, text in members.items():
@@ -83,8 +84,8 @@ def test_an_archive_that_escapes_is_refused_with_a_line_and_leaves_nothing(serve
     found = ended(author, sent.json()["status"])
     assert found["stage"] == "refused" and "escaped.txt" in found["message"]
     assert not list(served.folder.parent.rglob("escaped.txt"))
-    upload = served.folder / "uploads" / str(found["upload"]) / "files" / "upload"
-    assert list(upload.iterdir()) == []
+    files = served.folder / "uploads" / str(found["upload"]) / "files"
+    assert files.is_dir() and not (files / "upload").exists()  # nothing of it is kept
 
 
 def test_a_manifest_with_markup_is_refused_and_shown_as_text(served: Served, author):
@@ -139,6 +140,9 @@ def test_a_bot_that_fails_check_bot_is_told_why_and_never_plays(served: Served, 
     db = sqlite3.connect(served.folder / "ladder.sqlite")
     assert db.execute("SELECT COUNT(*) FROM bots WHERE base = 'cheat'").fetchone()[0] == 0
     db.close()
+    # It will never run: only its logs are kept on the arena's disk.
+    files = served.folder / "uploads" / str(found["upload"]) / "files"
+    assert sorted(p.name for p in files.iterdir()) == ["check.json", "check.txt"]
 
 
 def starter_members(name: str) -> dict[str, str]:
@@ -180,3 +184,50 @@ def test_each_upload_is_a_version_and_an_earlier_one_plays_again_with_its_entry(
         time.sleep(0.2)
     playing = [u for bot in author.get("/api/me").json()["bots"] for u in bot["versions"] if u["playing"]]
     assert [u["upload"] for u in playing] == [first["upload"]]
+
+
+def ballasted(name: str, note: str, ballast: int) -> bytes:
+    """The Python starter as ``name``, its bot changed by ``note``, with ``ballast`` bytes no zip can shrink."""
+    members: dict[str, str | bytes] = dict(starter_members(name))
+    members[f"{name}/bot.py"] = str(members[f"{name}/bot.py"]) + f"\n# {note}\n"
+    members[f"{name}/ballast.bin"] = os.urandom(ballast)
+    return zipped(members)
+
+
+@pytest.mark.slow
+@pytest.mark.system("sandbox")
+def test_an_authors_uploads_stay_within_their_bound_their_oldest_unused_version_removed(tmp_path):
+    # A bound of 1 MiB and versions of some 700 KB each (a 600 KB ballast): the playing version is not
+    # counted; one earlier version fits beside a new upload, two do not.
+    running = serve(ladders.make(tmp_path / "arena", {}), "--upload-mb", "1")
+    try:
+        organiser = join(running, running.invite, "olga")
+        person = join(running, invite_link(organiser), "ann")
+        token = shown_secret(post_form(person, "/me", "/me/api-tokens", label="uploads").text)
+        author = running.client()
+        author.headers["Authorization"] = f"Bearer {token}"
+        versions = []
+        for number in (1, 2, 3):
+            archive = ballasted("heavy", f"version {number}", 600_000)
+            deadline = time.monotonic() + 120
+            # The version retired by the last upload may still be running: it is removed once it stops.
+            while (sent := send(author, archive)).status_code == 413:
+                assert time.monotonic() < deadline, sent.text
+                time.sleep(0.5)
+            assert sent.status_code == 202, sent.text
+            versions.append(ended(author, sent.json()["status"], timeout=300))
+            assert versions[-1]["stage"] == "ready", versions[-1]
+        stages = {u["upload"]: u["stage"] for u in author.get("/api/me").json()["bots"][0]["versions"]}
+        first, second, third = (v["upload"] for v in versions)
+        assert stages == {first: "removed", second: "ready", third: "ready"}
+        files = running.folder / "uploads" / str(first) / "files"
+        assert sorted(p.name for p in files.iterdir()) == ["check.json", "check.txt"]  # its logs are kept
+        assert "upload it again" in author.get(f"/api/me/uploads/{first}").json()["message"]
+        chosen = post_form(sign_in(running, "ann"), "/me", f"/me/uploads/{first}/play")
+        assert chosen.status_code == 400
+        # More than the bound in one archive: refused before its body is read, and nothing is removed.
+        refused = send(author, ballasted("heavy", "too big", 1_200_000))
+        assert refused.status_code == 413 and "at most 1 MiB" in refused.json()["error"], refused.text
+        assert (running.folder / "uploads" / str(second) / "files" / "upload").is_dir()
+    finally:
+        running.stop()
