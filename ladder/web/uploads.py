@@ -234,15 +234,16 @@ class Uploads:
         if len(waiting) >= WAITING_PER_AUTHOR:
             raise Refused(429, f"you have {len(waiting)} uploads waiting to be built: wait for them to end")
         kept = await self._kept(person)
-        held = sum(size for _, size, _ in kept)
-        if held - sum(size for _, size, removable in kept if removable) + int(size) > self.arena.settings.upload_bytes:
+        held = sum(bytes_ for _, bytes_, _ in kept)
+        freed = sum(bytes_ for _, bytes_, removable in kept if removable)
+        if held - freed + int(size) > self.arena.settings.upload_bytes:
             raise self._no_room(held)
 
     async def make_room(self, person: Person, size: int) -> None:
         """Remove the author's oldest versions that may go until ``size`` more bytes fit their bound."""
         bound, folder = self.arena.settings.upload_bytes, self.arena.folder
         kept = await self._kept(person)
-        held = sum(size for _, size, _ in kept)
+        held = sum(bytes_ for _, bytes_, _ in kept)
         for found, bytes_, removable in kept:  # oldest first
             if held + size <= bound:
                 return
@@ -263,8 +264,8 @@ class Uploads:
         kept = [u for u in reversed(of_person(self.store, person.id)) if str(u.path(folder)) not in playing]
         sizes = await asyncio.to_thread(lambda: [_bytes_under(folder / UPLOADS / str(u.id)) for u in kept])
         return [
-            (u, size, u.stage is Stage.READY and self.arena.may_remove(u.path(folder)))
-            for u, size in zip(kept, sizes, strict=True)
+            (u, bytes_, u.stage is Stage.READY and self.arena.may_remove(u.path(folder)))
+            for u, bytes_ in zip(kept, sizes, strict=True)
         ]
 
     def _no_room(self, held: int) -> Refused:
