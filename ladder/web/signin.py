@@ -19,6 +19,7 @@ from starlette.routing import Route
 from waraq.ladder.web import access, credentials, people
 from waraq.ladder.web.access import Refused
 from waraq.ladder.web.site import Site, redirect, text_of
+from waraq.referee.common.networks import network_of
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 NAME_RULE = "a name is 1 to 40 letters, digits, '_', '.' or '-', from a letter or digit"
@@ -45,7 +46,7 @@ class SignIn:
         viewer = site.viewer(request)
         form = await site.form(request, viewer)
         name, password = text_of(form, "name", limit=40), form.get("password")
-        address = f"address:{request.client.host if request.client else '?'}"
+        address = f"address:{network_of(request.client.host) if request.client else '?'}"  # an IPv6 host's /64
         keys = (address, f"name:{name.lower()}")
         wait = site.attempts.wait_s(*keys)
         if wait > 0:

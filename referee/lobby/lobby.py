@@ -33,6 +33,7 @@ from typing import Any, NoReturn
 import grpc
 
 from waraq.referee.common.digits import ascii_digits
+from waraq.referee.common.networks import network_of
 from waraq.referee.lobby.line import SeatLine, Stream
 from waraq.referee.lobby.throttle import Throttle
 from waraq.referee.lobby.tokens import Keys
@@ -99,6 +100,12 @@ def _host(peer: str) -> str:
     """The host part of gRPC's peer name ("ipv4:1.2.3.4:5", "ipv6:[::1]:5", "unix:..."): what throttles."""
     kind, _, rest = peer.partition(":")
     return f"{kind}:{rest.rpartition(':')[0] or rest}"
+
+
+def _guesser(host: str) -> str:
+    """What the throttle counts as one: an IPv6 host's /64, any other host itself."""
+    kind, _, address = host.partition(":")
+    return f"{kind}:{network_of(address)}" if kind == "ipv6" else host
 
 
 class Lobby:
@@ -252,7 +259,7 @@ class Lobby:
         dial = first.dial
         bot = self._keys.bot_of(dial.token) if dial.token else None
         if bot is None:
-            await self._refuse(host, context)
+            await self._refuse(_guesser(host), context)
         stream = Stream(context, bot, peer, dial)
         stream.handler = asyncio.current_task()
         if dial.match_id:
