@@ -171,7 +171,12 @@ def _register_run(commands: argparse._SubParsersAction, where: argparse.Argument
     """``ladder run``'s options: the goal, the stopping rule, the cluster, the lobby."""
     run_ = commands.add_parser("run", parents=[where], help="play matches; Ctrl-C and `run` again continues")
     goal = run_.add_mutually_exclusive_group()
-    goal.add_argument("--matches", type=int, metavar="N", help="play until the ladder has N matches in all")
+    goal.add_argument(
+        "--matches",
+        type=int,
+        metavar="N",
+        help="play until the ladder has N matches in all (rounded up to whole boards of duplicate deals)",
+    )
     goal.add_argument("--more", type=int, metavar="N", help="play N matches more than it has")
     goal.add_argument(
         "--until-stable",

@@ -354,6 +354,8 @@ def _stop(
     if count >= target.matches:
         if target.until_stable or target.sprt is not None or target.width is not None:
             return Finished(Ending.CAP, f"the cap of {target.matches} matches came first")
+        if count > target.matches:  # a deal is played in each of its seatings: boards are never cut
+            return Finished(Ending.TARGET, f"{count} matches: {target.matches} asked, rounded up to whole boards")
         return Finished(Ending.TARGET, f"{count} matches, as asked")
     return None
 

@@ -153,6 +153,19 @@ def test_every_round_of_a_board_deals_each_seat_the_same_hands_in_both_rooms_who
     assert other_hakem > 0  # some round was dealt by different hakems in the two rooms, and the hands still agree
 
 
+def test_a_target_inside_a_board_plays_the_whole_board_and_says_so(tmp_path):
+    path = make(
+        tmp_path / "odd",
+        {"random": "random", "heuristic": "heuristic"},
+        rules=PRESETS["classic"].replace(target_score=1),
+    )
+    result = waraq("ladder", "run", "--matches", "3", "-C", str(path), timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "done: 4 matches: 3 asked, rounded up to whole boards" in result.stdout  # not "as asked"
+    boards = db_rows(path, "SELECT deal, COUNT(*) FROM matches GROUP BY deal")
+    assert [count for _, count in boards] == [2, 2]  # both rooms of each deal
+
+
 def test_every_match_is_rated_and_every_record_is_complete(reference):
     rows = db_rows(reference, "SELECT status, record FROM matches")
     assert len(rows) == 40 and {s for s, _ in rows} == {"rated"}
