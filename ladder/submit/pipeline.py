@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import io
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
@@ -102,10 +103,13 @@ async def submit(
     confinement: sandbox.Config = CONFINED,
     limits: SubmitLimits = SubmitLimits(),
     name: str = "",
+    name_problem: Callable[[str], str | None] = lambda name: None,
 ) -> Submission:
     """Take the uploaded ``archive`` into the empty ``folder`` for a ladder of ``game`` under ``rules``:
     unpack, read the manifest, build, check. ``confinement``: the ladder's sandbox (its limits, its
-    hidden folders: the ladder's own); ``name``: the bot's name in the ladder (default: the manifest's)."""
+    hidden folders: the ladder's own); ``name``: the bot's name in the ladder (default: the manifest's);
+    ``name_problem``: why the ladder refuses the manifest's name (another author's, say), asked before
+    anything is built, or None."""
     if registry.game_of_rules(rules) != game:
         raise ValueError(f"the rules {rules!r} are not {game}'s")
     upload = folder / UPLOAD
@@ -120,6 +124,8 @@ async def submit(
     if game not in read.games:
         played = ", ".join(read.games)
         return Submission(Stage.REFUSED, f"{manifests.MANIFEST}: games = {played}: this ladder plays {game}", read)
+    if (problem := name_problem(read.name)) is not None:  # refused before a build's minutes are spent on it
+        return Submission(Stage.REFUSED, problem, read)
     home, log = upload, ""
     if read.build:
         home = folder / BOT

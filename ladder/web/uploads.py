@@ -319,6 +319,7 @@ class Uploads:
                 # The ladder's sandbox, its folder hidden (the check runs the bot as the ladder will).
                 confinement=ladder.config.sandbox.confinement((ladder.folder,)),
                 limits=self.limits,
+                name_problem=lambda name: self._name_problem(name, person),
             )
         (folder / ARCHIVE).unlink(missing_ok=True)  # unpacked now (or refused): up to 64 MiB an upload back
         stage = STAGES[result.stage]

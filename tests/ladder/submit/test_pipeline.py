@@ -201,6 +201,24 @@ def test_a_bot_of_another_game_is_refused(tmp_path, ladder):
     assert submission.manifest is not None and submission.manifest.name == "mybot"
 
 
+def test_a_name_the_ladder_refuses_is_refused_before_anything_is_built(tmp_path, ladder):
+    manifest = PYTHON_MANIFEST.replace("run =", 'build = "touch built; exit 2"\nrun =')
+    archive = zip_of(tmp_path / "a.zip", {MANIFEST: manifest.encode(), "bot.py": b""})
+    folder = version(ladder)
+    asked: list[str] = []
+
+    def taken(name: str) -> str | None:
+        asked.append(name)
+        return f"the name {name!r} belongs to another author's bot: choose another name"
+
+    submission = asyncio.run(submit(archive, folder, game="hokm", rules=RULES, name_problem=taken))
+    assert (submission.stage, submission.message) == (
+        Stage.REFUSED,
+        "the name 'mybot' belongs to another author's bot: choose another name",
+    )
+    assert asked == ["mybot"] and not (folder / BOT).exists() and not (folder / BUILD_LOG).exists()
+
+
 def test_a_run_whose_file_is_not_there_is_refused(tmp_path, ladder):
     submission, _ = send(zip_of(tmp_path / "a.zip", {MANIFEST: PYTHON_MANIFEST.encode(), "main.py": b""}), ladder)
     assert submission.stage is Stage.REFUSED
