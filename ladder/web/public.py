@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import gzip
+import weakref
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -41,6 +42,10 @@ PAGES_KEPT = 256  # anonymous pages kept, by path, query and snapshot
 GZIP_FROM = 8 * 1024  # a page this big or bigger is kept gzipped too
 GZIP_LEVEL = 6
 EVENT_EVERY_S = 1.0
+# Live readers at once: each holds a connection, and so a file descriptor, for as long as it likes. Past
+# this a reader is refused (its page still loads and shows the standings): a visitor opening thousands
+# would otherwise take the descriptors the bots' sockets and the database need.
+STREAMS_AT_ONCE = 256
 
 
 def signed(value: float | None) -> str:
@@ -96,6 +101,7 @@ class Public:
         self.replays: OrderedDict[int, str] = OrderedDict()
         self.kept: OrderedDict[tuple[str, str, int], Kept] = OrderedDict()
         self.making: dict[tuple[str, str, int], asyncio.Future[Response]] = {}
+        self.streams = 0  # live readers now
 
     def routes(self) -> list[Route]:
         pages: list[tuple[str, Handler]] = [
@@ -297,18 +303,36 @@ class Public:
     async def events(self, request: Request) -> Response:
         """Server-sent events: ``standings`` with the snapshot's version, each time it changes."""
 
+        if self.streams >= STREAMS_AT_ONCE:
+            raise Refused(503, f"{STREAMS_AT_ONCE} live readers already: the standings load without it")
+        self.streams += 1
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            if not released:
+                released = True
+                self.streams -= 1
+
         async def stream():
             shown = -1
-            # Until the visitor leaves or the server stops (an open stream would hold its shutdown up).
-            while not await request.is_disconnected() and not self.site.arena.state.stopping:
-                snapshot = await self.site.views.current()
-                if snapshot.version != shown:
-                    shown = snapshot.version
-                    yield f"event: standings\ndata: {shown}\n\n"
-                await asyncio.sleep(EVENT_EVERY_S)
+            try:
+                # Until the visitor leaves or the server stops (an open stream would hold its shutdown up).
+                while not await request.is_disconnected() and not self.site.arena.state.stopping:
+                    snapshot = await self.site.views.current()
+                    if snapshot.version != shown:
+                        shown = snapshot.version
+                        yield f"event: standings\ndata: {shown}\n\n"
+                    await asyncio.sleep(EVENT_EVERY_S)
+            finally:
+                release()
 
+        body = stream()
+        # A visitor gone before the first byte leaves the stream never started, so its finally never runs:
+        # its place is given back when it is collected instead.
+        weakref.finalize(body, release)
         headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-        return self.site.finish(request, StreamingResponse(stream(), media_type="text/event-stream", headers=headers))
+        return self.site.finish(request, StreamingResponse(body, media_type="text/event-stream", headers=headers))
 
 
 def _entry_json(entry: Entry) -> dict[str, Any]:

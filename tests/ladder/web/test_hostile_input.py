@@ -10,12 +10,17 @@ traceback, and the arena still answers and still knows its organiser.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import time
 from urllib.parse import quote
 
+import httpx
 import pytest
 
 from tests.support import ladders
 from tests.support.web import csrf_of, join, serve
+from waraq.ladder.web.public import STREAMS_AT_ONCE
 
 pytestmark = pytest.mark.slow  # a real ladder and a real server, some 700 requests
 
@@ -46,7 +51,9 @@ def served(tmp_path_factory):
     folder = ladders.make(tmp_path_factory.mktemp("hostile") / "arena", {"rnd": "random", "heur": "heuristic"})
     running = serve(folder, "--matches", "2")
     yield running
-    running.stop()
+    # Whatever this module's visitors sent, the server printed no traceback.
+    output = running.stop()
+    assert "Traceback" not in output and "Exception in ASGI application" not in output, output[-3000:]
 
 
 def routes() -> tuple[list[str], list[str]]:
@@ -95,5 +102,32 @@ def test_no_route_answers_any_hostile_value_with_a_server_error(served):
             answered += 1
     assert answered > 500
     assert organiser.get("/admin").status_code == 200 and visitor.get("/api/standings").status_code == 200
-    output = served.stop()
-    assert "Traceback" not in output and "Exception in ASGI application" not in output, output[-3000:]
+
+
+def test_live_readers_past_their_bound_are_refused_and_their_places_come_back(served):
+    async def hold() -> None:
+        limits = httpx.Limits(max_connections=STREAMS_AT_ONCE + 10)
+        async with httpx.AsyncClient(base_url=served.url, limits=limits, timeout=30) as client:
+            async with contextlib.AsyncExitStack() as held:
+                streams, readers = [], []
+                for _ in range(STREAMS_AT_ONCE):
+                    stream = await held.enter_async_context(client.stream("GET", "/api/events"))
+                    assert stream.status_code == 200
+                    reader = stream.aiter_bytes()  # kept: a reader dropped closes its stream
+                    await reader.__anext__()  # its first event: the server counts it
+                    streams.append(stream)
+                    readers.append(reader)
+                refused = await client.get("/api/events")
+                assert refused.status_code == 503 and "live readers" in refused.json()["error"]
+                assert (await client.get("/api/standings")).status_code == 200  # the pages still answer
+                for stream in streams[:5]:
+                    await stream.aclose()
+                deadline = time.monotonic() + 30
+                while True:  # the server sees them gone at its next look (each second)
+                    async with client.stream("GET", "/api/events") as again:
+                        if again.status_code == 200:
+                            break
+                    assert time.monotonic() < deadline, "no place came back"
+                    await asyncio.sleep(0.2)
+
+    asyncio.run(hold())
