@@ -302,7 +302,6 @@ class Public:
 
     async def events(self, request: Request) -> Response:
         """Server-sent events: ``standings`` with the snapshot's version, each time it changes."""
-
         if self.streams >= STREAMS_AT_ONCE:
             raise Refused(503, f"{STREAMS_AT_ONCE} live readers already: the standings load without it")
         self.streams += 1
