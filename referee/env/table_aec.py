@@ -49,6 +49,7 @@ class TableAEC(AECEnv):
         self._seeds = random.Random()
         self.match: Any = None  # the engine's match in progress, after reset()
         self.progress: Any = None  # the seat to act's decision so far (a Hand turn's moves)
+        self._acting_view: Any = None  # the seat to act's view (see _next_decision)
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -78,7 +79,14 @@ class TableAEC(AECEnv):
     def _next_decision(self) -> None:
         state = self.match
         self.agent_selection = agent_name(state.to_act)
-        self.progress = self.game.progress(state.view(state.to_act))
+        # The acting seat's view, until the engine moves: its observe and its step read it (a view costs
+        # as much as the engine's decision).
+        self._acting_view = state.view(state.to_act)
+        self.progress = self.game.progress(self._acting_view)
+
+    def _view(self, seat: int) -> Any:
+        state = self.match
+        return self._acting_view if seat == state.to_act else state.view(seat)
 
     def _seat(self, agent: str) -> int:
         return self.possible_agents.index(agent)
@@ -86,7 +94,7 @@ class TableAEC(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         assert self.match is not None, "reset() first"
         seat = self._seat(agent)
-        view = self.match.view(seat)
+        view = self._view(seat)
         progress = self.progress if seat == self.match.to_act else None
         return {"observation": self.game.encode(view, progress), "action_mask": self.game.legal_mask(view, progress)}
 
@@ -97,7 +105,7 @@ class TableAEC(AECEnv):
             return
         state = self.match
         assert state is not None
-        decided = self.game.decide(action, state.view(self._seat(agent)), self.progress)
+        decided = self.game.decide(action, self._view(self._seat(agent)), self.progress)
         self._cumulative_rewards[agent] = 0
         self.rewards = dict.fromkeys(self.agents, 0)
         if decided is not None:
