@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
-import resource
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,14 +27,15 @@ from waraq.ladder.web.people import Role
 from waraq.ladder.web.site import Site
 from waraq.ladder.web.uploads import Uploads
 from waraq.ladder.web.views import Views
+from waraq.referee.common import open_files
 from waraq.referee.common.digits import ascii_digits
 from waraq.referee.human.server import Embedded
 
 DEFAULT_HTTP = "127.0.0.1:8000"
 # Connections served at once; past them a visitor is answered 503 at once. Each is a file descriptor, and
-# so are the bots' sockets, their logs and the database's files: the process's limit is raised to fit.
+# so are the bots' sockets, their logs and the database's files (the process's limit is raised to fit:
+# referee/common/open_files.py).
 CONNECTIONS_AT_ONCE = 1024
-OPEN_FILES = 65536  # the soft limit asked for (as far as the hard one allows): the connections and the bots'
 
 
 class ListenError(ValueError):
@@ -72,15 +72,6 @@ def bind(settings: HttpSettings) -> socket.socket:
         raise ListenError(f"--http {settings.address!r}: cannot listen there: {error.strerror}") from None
 
 
-def _more_open_files() -> None:
-    """Raise this process's soft limit of open files towards :data:`OPEN_FILES` (many systems start
-    servers at 1,024, which the connections alone would fill); the bots keep the sandbox's own limit."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    wanted = OPEN_FILES if hard == resource.RLIM_INFINITY else min(OPEN_FILES, hard)
-    if soft != resource.RLIM_INFINITY and soft < wanted:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
-
-
 def url_of(sock: socket.socket) -> str:
     host, port = sock.getsockname()[:2]
     return f"http://{f'[{host}]' if ':' in host else host}:{port}"
@@ -102,7 +93,7 @@ async def serve(
 ) -> RunState:
     """Play and serve until stopped; the run's state. ``on_lobby``: told where dial-in bots dial, once the
     lobby listens."""
-    _more_open_files()
+    open_files.raise_soft_limit()  # also done by `waraq`'s main: a server started otherwise needs it too
     arena = Arena(ladder, settings, on_lobby)
     views = Views(ladder.folder, str(ladder.config.rules.describe()))
     site = Site(

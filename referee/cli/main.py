@@ -26,6 +26,7 @@ from rich.console import Console
 from waraq.referee.cli import check_bot, doctor, export
 from waraq.referee.cli import match as match_cli
 from waraq.referee.cli import replay as replay_cli
+from waraq.referee.common import open_files
 from waraq.referee.common.arguments import Parser, print_error
 from waraq.referee.common.game_options import RULES_HELP, game_option
 from waraq.referee.games import registry
@@ -36,6 +37,7 @@ from waraq.referee.replay.render import trick_games
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    open_files.raise_soft_limit()  # a run holds a channel, a log and pipes per bot: 1,024 is soon reached
     parser = Parser(prog="waraq", description="Waraq: a referee for card-game bots.")
     parser.add_argument("--version", action="version", version=f"waraq {_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
